@@ -1,0 +1,16 @@
+package io.hivesink.avro;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+import org.apache.avro.Schema;
+
+/**
+ * Writes one Avro object container file holding {@code datums}, in their order, to {@code out}. The stream is
+ * flushed but not closed: the caller makes it durable and closes it. This is the seam the parallel writer plugs into.
+ */
+public interface ContainerFileWriter {
+
+    /** @return the number of bytes written */
+    long write(Schema schema, EncodedDatums datums, OutputStream out) throws IOException;
+}

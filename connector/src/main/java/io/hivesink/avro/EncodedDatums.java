@@ -1,0 +1,75 @@
+package io.hivesink.avro;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Avro-encoded records held back to back in fixed-size pages, in arrival order. A buffered record costs its encoded
+ * bytes plus an int, not a graph of objects, and pages avoid the copying and doubled peak of one growing array.
+ */
+public final class EncodedDatums {
+
+    static final int PAGE_SIZE = 1 << 20;
+
+    private final List<byte[]> pages = new ArrayList<>();
+    private int[] pageOfDatum = new int[64];
+    private int[] startOfDatum = new int[64];
+    private int[] lengthOfDatum = new int[64];
+    private int count;
+    private long bytes;
+    private byte[] current;
+    private int currentUsed;
+
+    /** Appends one encoded datum, copying {@code length} bytes of {@code source} from {@code offset}. */
+    public void add(byte[] source, int offset, int length) {
+        if (current == null || currentUsed + length > current.length) {
+            current = new byte[Math.max(PAGE_SIZE, length)];
+            currentUsed = 0;
+            pages.add(current);
+        }
+        System.arraycopy(source, offset, current, currentUsed, length);
+        if (count == pageOfDatum.length) {
+            int grown = count * 2;
+            pageOfDatum = Arrays.copyOf(pageOfDatum, grown);
+            startOfDatum = Arrays.copyOf(startOfDatum, grown);
+            lengthOfDatum = Arrays.copyOf(lengthOfDatum, grown);
+        }
+        pageOfDatum[count] = pages.size() - 1;
+        startOfDatum[count] = currentUsed;
+        lengthOfDatum[count] = length;
+        currentUsed += length;
+        count++;
+        bytes += length;
+    }
+
+    public int count() {
+        return count;
+    }
+
+    /** Encoded bytes held, without page slack. */
+    public long bytes() {
+        return bytes;
+    }
+
+    /** Heap held by the pages, including unused space at the end of the last one. */
+    public long retainedBytes() {
+        long total = (long) pageOfDatum.length * 12;
+        for (byte[] page : pages) {
+            total += page.length;
+        }
+        return total;
+    }
+
+    public byte[] page(int datum) {
+        return pages.get(pageOfDatum[datum]);
+    }
+
+    public int start(int datum) {
+        return startOfDatum[datum];
+    }
+
+    public int length(int datum) {
+        return lengthOfDatum[datum];
+    }
+}

@@ -1,0 +1,29 @@
+package io.hivesink.batch;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * A closed batch: its record groups and, per Kafka partition, the offset after its last record. Committing a batch
+ * commits those offsets.
+ */
+public record Batch(String id, List<RecordGroup> groups, Map<TopicPartition, Long> nextOffsets, long records,
+        long bytes) {
+
+    public Batch {
+        groups = List.copyOf(groups);
+        nextOffsets = Map.copyOf(nextOffsets);
+    }
+
+    public Set<String> tables() {
+        Set<String> tables = new LinkedHashSet<>();
+        for (RecordGroup group : groups) {
+            tables.add(group.table());
+        }
+        return tables;
+    }
+}

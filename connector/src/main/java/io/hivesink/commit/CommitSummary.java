@@ -1,0 +1,13 @@
+package io.hivesink.commit;
+
+/** What one batch commit did and where its time went, for the log and metrics. */
+public record CommitSummary(String batchId, long records, int tables, int partitions, int newPartitions, int files,
+        long bytes, long tablesMs, long stagingMs, long movingMs, long registeringMs) {
+
+    public String logLine() {
+        return "Committed batch " + batchId + ": " + records + " records, " + tables + " tables, " + partitions
+                + " partitions (" + newPartitions + " new), " + files + " files, " + bytes + " bytes; tables "
+                + tablesMs + " ms, staging " + stagingMs + " ms, moving " + movingMs + " ms, registering "
+                + registeringMs + " ms";
+    }
+}

@@ -1,0 +1,435 @@
+package io.hivesink.config;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/**
+ * The connector's one configuration definition. Every key is documented here; {@code docs/configuration.md} is
+ * generated from this class by {@link ConfigReference} and checked against it by a test.
+ */
+public final class HiveSinkConfig extends AbstractConfig {
+
+    public static final String GROUP_STORAGE = "Storage";
+    public static final String GROUP_METASTORE = "Hive metastore";
+    public static final String GROUP_TABLES = "Tables";
+    public static final String GROUP_BATCH = "Batching";
+    public static final String GROUP_AVRO = "Avro files";
+
+    public static final String FS_URL = "fs.url";
+    public static final String HADOOP_CONF_DIR = "hadoop.conf.dir";
+    public static final String WAREHOUSE_DIR = "warehouse.dir";
+    public static final String STAGING_DIR = "staging.dir";
+
+    public static final String METASTORE_URIS = "hive.metastore.uris";
+    public static final String METASTORE_SSL_ENABLED = "hive.metastore.ssl.enabled";
+    public static final String METASTORE_SSL_TRUSTSTORE_PATH = "hive.metastore.ssl.truststore.path";
+    public static final String METASTORE_SSL_TRUSTSTORE_PASSWORD = "hive.metastore.ssl.truststore.password";
+
+    public static final String DATABASE = "hive.database";
+    public static final String TABLE_MAP = "hive.table.map";
+    public static final String PARTITION_FIELDS = "partition.fields";
+
+    public static final String BATCH_MAX_RECORDS = "batch.max.records";
+    public static final String BATCH_MAX_BYTES = "batch.max.bytes";
+    public static final String BATCH_MAX_INTERVAL_MS = "batch.max.interval.ms";
+
+    public static final String AVRO_CODEC = "avro.codec";
+    public static final String AVRO_CODEC_LEVEL = "avro.codec.level";
+    public static final String AVRO_SYNC_INTERVAL_BYTES = "avro.sync.interval.bytes";
+
+    /** Hive identifiers: what a database, table or column name may hold without quoting. */
+    public static final Pattern HIVE_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+
+    public static final ConfigDef CONFIG_DEF = define();
+
+    private HiveSinkConfig(Map<String, String> props) {
+        super(CONFIG_DEF, props);
+    }
+
+    /** Parses the properties, checking each key alone; see {@link #crossKeyProblems()} for the rest. */
+    public static HiveSinkConfig parseKeys(Map<String, String> props) {
+        return new HiveSinkConfig(props);
+    }
+
+    /**
+     * Parses and checks the properties; cross-key problems are reported as a {@link ConfigException} naming the key.
+     */
+    public static HiveSinkConfig parse(Map<String, String> props) {
+        HiveSinkConfig config = new HiveSinkConfig(props);
+        Map<String, String> problems = config.crossKeyProblems();
+        if (!problems.isEmpty()) {
+            Map.Entry<String, String> first = problems.entrySet().iterator().next();
+            throw new ConfigException(first.getKey(), config.originals().get(first.getKey()), first.getValue());
+        }
+        return config;
+    }
+
+    private static ConfigDef define() {
+        ConfigDef def = new ConfigDef();
+        int order = 0;
+
+        def.define(FS_URL, Type.STRING, "", new UriValidator(), Importance.HIGH,
+                "URL of the Hadoop FileSystem the tables live on, for example hdfs://namenode:8020, "
+                        + "hdfs://nameservice (HA, with hadoop.conf.dir) or file:///data. Any Hadoop FileSystem "
+                        + "scheme on the plugin's classpath works. Empty: fs.defaultFS from hadoop.conf.dir.",
+                GROUP_STORAGE, ++order, Width.LONG, "FileSystem URL");
+        def.define(HADOOP_CONF_DIR, Type.STRING, "", Importance.MEDIUM,
+                "Directory holding core-site.xml and hdfs-site.xml, read when the task starts. Empty: Hadoop "
+                        + "defaults plus whatever site files are on the plugin's classpath.",
+                GROUP_STORAGE, ++order, Width.LONG, "Hadoop conf dir");
+        def.define(WAREHOUSE_DIR, Type.STRING, "/warehouse/hive-sink", new AbsolutePathValidator(), Importance.HIGH,
+                "Root directory of the tables this connector creates: table t of database d lives in "
+                        + "<warehouse.dir>/<d>.db/<t>. Must not be under the metastore's managed warehouse "
+                        + "(metastore.warehouse.dir), because the tables are external.",
+                GROUP_STORAGE, ++order, Width.LONG, "Warehouse dir");
+        def.define(STAGING_DIR, Type.STRING, "", new AbsolutePathValidator(true), Importance.LOW,
+                "Directory where files are written before they are moved into their table; no Hive table reads "
+                        + "it. Must be on the same FileSystem as warehouse.dir so that the move is a rename. "
+                        + "Empty: <warehouse.dir>/.hive-sink-staging.",
+                GROUP_STORAGE, ++order, Width.LONG, "Staging dir");
+
+        order = 0;
+        def.define(METASTORE_URIS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new MetastoreUrisValidator(),
+                Importance.HIGH,
+                "Thrift URIs of the Hive metastore, comma-separated, for example thrift://metastore:9083.",
+                GROUP_METASTORE, ++order, Width.LONG, "Metastore URIs");
+        def.define(METASTORE_SSL_ENABLED, Type.BOOLEAN, false, Importance.LOW,
+                "Talk TLS to the metastore (the server has metastore.use.SSL=true).",
+                GROUP_METASTORE, ++order, Width.SHORT, "Metastore TLS");
+        def.define(METASTORE_SSL_TRUSTSTORE_PATH, Type.STRING, "", Importance.LOW,
+                "Trust store (JKS or PKCS12) used to check the metastore's TLS certificate.",
+                GROUP_METASTORE, ++order, Width.LONG, "Metastore trust store");
+        def.define(METASTORE_SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, "", Importance.LOW,
+                "Password of the trust store in hive.metastore.ssl.truststore.path.",
+                GROUP_METASTORE, ++order, Width.MEDIUM, "Metastore trust store password");
+
+        order = 0;
+        def.define(DATABASE, Type.STRING, "default", new IdentifierValidator(), Importance.HIGH,
+                "Hive database the tables are created in; created if missing.",
+                GROUP_TABLES, ++order, Width.MEDIUM, "Database");
+        def.define(TABLE_MAP, Type.LIST, "", new TableMapValidator(), Importance.MEDIUM,
+                "Explicit table names per topic, as topic:table pairs, comma-separated, for example "
+                        + "orders.v1:orders,customers:dim_customer. A topic not listed lands in the table named "
+                        + "after it, made Hive-safe: lower case, and every character other than a letter, digit "
+                        + "or underscore replaced by an underscore (orders.v1 lands in orders_v1).",
+                GROUP_TABLES, ++order, Width.LONG, "Table per topic");
+        def.define(PARTITION_FIELDS, Type.LIST, "", new PartitionFieldsValidator(), Importance.MEDIUM,
+                "Top-level record fields whose values partition the table, in order, for example "
+                        + "country,day gives directories country=FR/day=2026-11-22. Each field must be a string, "
+                        + "integer or boolean; it becomes a partition column of the same name and is not stored "
+                        + "in the data files (Hive does not allow a column to be both). Empty: unpartitioned tables.",
+                GROUP_TABLES, ++order, Width.LONG, "Partition fields");
+
+        order = 0;
+        def.define(BATCH_MAX_RECORDS, Type.INT, 1_000_000, ConfigDef.Range.between(1, 50_000_000),
+                Importance.HIGH,
+                "A batch is written and committed once it holds this many records.",
+                GROUP_BATCH, ++order, Width.SHORT, "Batch records");
+        def.define(BATCH_MAX_BYTES, Type.LONG, 512L * 1024 * 1024,
+                ConfigDef.Range.between(1024L, 64L * 1024 * 1024 * 1024), Importance.MEDIUM,
+                "A batch is written and committed once its records take this many bytes, encoded as Avro and "
+                        + "held in memory. Keep it well under the worker's heap.",
+                GROUP_BATCH, ++order, Width.SHORT, "Batch bytes");
+        def.define(BATCH_MAX_INTERVAL_MS, Type.LONG, 300_000L, ConfigDef.Range.between(100L, 24L * 3600 * 1000),
+                Importance.MEDIUM,
+                "A batch is written and committed at the latest this long after its first record arrived. "
+                        + "Until offsets are kept in the metastore, the worker's offset.flush.interval.ms "
+                        + "(default 60 s) also ends a batch: raise it to get bigger batches.",
+                GROUP_BATCH, ++order, Width.SHORT, "Batch interval");
+
+        order = 0;
+        def.define(AVRO_CODEC, Type.STRING, "snappy", new CodecValidator(), Importance.MEDIUM,
+                "Compression codec of the Avro container files: " + String.join(", ", AvroCodecs.NAMES) + ".",
+                GROUP_AVRO, ++order, Width.SHORT, "Codec");
+        def.define(AVRO_CODEC_LEVEL, Type.INT, -1, ConfigDef.Range.between(-1, 22), Importance.LOW,
+                "Compression level for deflate (1-9), zstandard (1-22) and xz (0-9); -1 takes the codec's "
+                        + "default (deflate 6, zstandard 3, xz 6). Ignored by other codecs.",
+                GROUP_AVRO, ++order, Width.SHORT, "Codec level");
+        def.define(AVRO_SYNC_INTERVAL_BYTES, Type.INT, 1024 * 1024, ConfigDef.Range.between(32, 1 << 30),
+                Importance.LOW,
+                "Approximate size of an Avro block before compression: a sync marker is written after each.",
+                GROUP_AVRO, ++order, Width.SHORT, "Block size");
+        return def;
+    }
+
+    /** Problems that involve more than one key, or that a single-key validator cannot see; key to message. */
+    public Map<String, String> crossKeyProblems() {
+        Map<String, String> problems = new LinkedHashMap<>();
+        String codec = codecName();
+        int level = codecLevel();
+        if (level != -1) {
+            String levelProblem = AvroCodecs.levelProblem(codec, level);
+            if (levelProblem != null) {
+                problems.put(AVRO_CODEC_LEVEL, levelProblem);
+            }
+        }
+        if (metastoreSslEnabled() && getString(METASTORE_SSL_TRUSTSTORE_PATH).isBlank()) {
+            problems.put(METASTORE_SSL_TRUSTSTORE_PATH,
+                    "Set a trust store when " + METASTORE_SSL_ENABLED + "=true.");
+        }
+        return problems;
+    }
+
+    public String fsUrl() {
+        return getString(FS_URL).trim();
+    }
+
+    public String hadoopConfDir() {
+        return getString(HADOOP_CONF_DIR).trim();
+    }
+
+    public String warehouseDir() {
+        return trimTrailingSlash(getString(WAREHOUSE_DIR).trim());
+    }
+
+    public String stagingDir() {
+        String staging = getString(STAGING_DIR).trim();
+        return staging.isEmpty() ? warehouseDir() + "/.hive-sink-staging" : trimTrailingSlash(staging);
+    }
+
+    public List<String> metastoreUris() {
+        return getList(METASTORE_URIS);
+    }
+
+    public boolean metastoreSslEnabled() {
+        return getBoolean(METASTORE_SSL_ENABLED);
+    }
+
+    public String metastoreTruststorePath() {
+        return getString(METASTORE_SSL_TRUSTSTORE_PATH);
+    }
+
+    public Password metastoreTruststorePassword() {
+        return getPassword(METASTORE_SSL_TRUSTSTORE_PASSWORD);
+    }
+
+    public String database() {
+        return getString(DATABASE).toLowerCase(Locale.ROOT);
+    }
+
+    /** topic to table, for the topics named in {@link #TABLE_MAP}. */
+    public Map<String, String> tableMap() {
+        return parseTableMap(getList(TABLE_MAP));
+    }
+
+    public List<String> partitionFields() {
+        return Collections.unmodifiableList(getList(PARTITION_FIELDS));
+    }
+
+    public int batchMaxRecords() {
+        return getInt(BATCH_MAX_RECORDS);
+    }
+
+    public long batchMaxBytes() {
+        return getLong(BATCH_MAX_BYTES);
+    }
+
+    public long batchMaxIntervalMs() {
+        return getLong(BATCH_MAX_INTERVAL_MS);
+    }
+
+    public String codecName() {
+        return getString(AVRO_CODEC).trim().toLowerCase(Locale.ROOT);
+    }
+
+    public int codecLevel() {
+        return getInt(AVRO_CODEC_LEVEL);
+    }
+
+    public int syncIntervalBytes() {
+        return getInt(AVRO_SYNC_INTERVAL_BYTES);
+    }
+
+    static Map<String, String> parseTableMap(List<String> entries) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (String entry : entries) {
+            int colon = entry.lastIndexOf(':');
+            map.put(entry.substring(0, colon).trim(), entry.substring(colon + 1).trim().toLowerCase(Locale.ROOT));
+        }
+        return map;
+    }
+
+    private static String trimTrailingSlash(String path) {
+        return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    }
+
+    /** Validators: each names what is wrong and what a right value looks like. */
+    static final class UriValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String text = value == null ? "" : value.toString().trim();
+            if (text.isEmpty()) {
+                return;
+            }
+            try {
+                java.net.URI uri = new java.net.URI(text);
+                if (uri.getScheme() == null) {
+                    throw new ConfigException(name, value,
+                            "A FileSystem URL needs a scheme, for example hdfs://namenode:8020 or file:///data.");
+                }
+            } catch (java.net.URISyntaxException e) {
+                throw new ConfigException(name, value, "Not a valid URL: " + e.getMessage());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "a URL with a scheme, e.g. hdfs://namenode:8020, or empty";
+        }
+    }
+
+    static final class AbsolutePathValidator implements ConfigDef.Validator {
+        private final boolean emptyAllowed;
+
+        AbsolutePathValidator() {
+            this(false);
+        }
+
+        AbsolutePathValidator(boolean emptyAllowed) {
+            this.emptyAllowed = emptyAllowed;
+        }
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            String text = value == null ? "" : value.toString().trim();
+            if (text.isEmpty() && emptyAllowed) {
+                return;
+            }
+            if (!text.startsWith("/")) {
+                throw new ConfigException(name, value,
+                        "Give an absolute path on the FileSystem of fs.url, for example /warehouse/hive-sink.");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return emptyAllowed ? "an absolute path, or empty" : "an absolute path";
+        }
+    }
+
+    static final class MetastoreUrisValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> uris = (List<String>) value;
+            if (uris == null || uris.isEmpty()) {
+                throw new ConfigException(name, value,
+                        "Give at least one metastore URI, for example thrift://metastore:9083.");
+            }
+            for (String uri : uris) {
+                if (!uri.matches("thrift://[^/:]+:\\d+/?")) {
+                    throw new ConfigException(name, value,
+                            "'" + uri + "' is not a metastore URI; expected thrift://host:port, "
+                                    + "for example thrift://metastore:9083.");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "thrift://host:port[,thrift://host:port...]";
+        }
+    }
+
+    static final class IdentifierValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null || !HIVE_IDENTIFIER.matcher(value.toString()).matches()) {
+                throw new ConfigException(name, value,
+                        "A Hive name holds letters, digits and underscores, starts with a letter or underscore "
+                                + "and has at most 128 characters.");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "a Hive identifier: [A-Za-z_][A-Za-z0-9_]*";
+        }
+    }
+
+    static final class TableMapValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> entries = (List<String>) value;
+            List<String> seen = new ArrayList<>();
+            for (String entry : entries) {
+                int colon = entry.lastIndexOf(':');
+                if (colon <= 0 || colon == entry.length() - 1) {
+                    throw new ConfigException(name, value,
+                            "Entry '" + entry + "' is not topic:table, for example orders:fact_orders.");
+                }
+                String topic = entry.substring(0, colon).trim();
+                String table = entry.substring(colon + 1).trim();
+                if (!HIVE_IDENTIFIER.matcher(table).matches()) {
+                    throw new ConfigException(name, value, "Table '" + table + "' of topic '" + topic
+                            + "' is not a Hive name (letters, digits, underscores; not starting with a digit).");
+                }
+                if (seen.contains(topic)) {
+                    throw new ConfigException(name, value, "Topic '" + topic + "' is mapped twice.");
+                }
+                seen.add(topic);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "topic:table[,topic:table...]";
+        }
+    }
+
+    static final class PartitionFieldsValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> fields = (List<String>) value;
+            List<String> seen = new ArrayList<>();
+            for (String field : fields) {
+                if (!HIVE_IDENTIFIER.matcher(field).matches()) {
+                    throw new ConfigException(name, value, "Partition field '" + field
+                            + "' is not a usable column name (letters, digits, underscores; not starting with a "
+                            + "digit).");
+                }
+                String lower = field.toLowerCase(Locale.ROOT);
+                if (seen.contains(lower)) {
+                    throw new ConfigException(name, value, "Partition field '" + field + "' is listed twice.");
+                }
+                seen.add(lower);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "field[,field...]";
+        }
+    }
+
+    static final class CodecValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String codec = value == null ? "" : value.toString().trim().toLowerCase(Locale.ROOT);
+            if (!AvroCodecs.NAMES.contains(codec)) {
+                throw new ConfigException(name, value,
+                        "Unknown codec; choose one of " + String.join(", ", AvroCodecs.NAMES) + ".");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "one of " + String.join(", ", AvroCodecs.NAMES);
+        }
+    }
+}

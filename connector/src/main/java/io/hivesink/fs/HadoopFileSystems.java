@@ -1,0 +1,46 @@
+package io.hivesink.fs;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/** Hadoop configuration and FileSystem instances for the task. */
+public final class HadoopFileSystems {
+
+    private HadoopFileSystems() {
+    }
+
+    /** Hadoop defaults plus core-site.xml and hdfs-site.xml from {@code confDir}, if given. */
+    public static Configuration configuration(String confDir) {
+        Configuration conf = new Configuration();
+        if (!confDir.isEmpty()) {
+            File dir = new File(confDir);
+            if (!dir.isDirectory()) {
+                throw new ConnectException("hadoop.conf.dir " + confDir + " is not a directory on this worker.");
+            }
+            for (String site : new String[] {"core-site.xml", "hdfs-site.xml"}) {
+                File file = new File(dir, site);
+                if (file.isFile()) {
+                    conf.addResource(new org.apache.hadoop.fs.Path(file.toURI()));
+                }
+            }
+        }
+        return conf;
+    }
+
+    /**
+     * A FileSystem of its own (not Hadoop's shared cache), so closing it on task stop cannot break another task.
+     */
+    public static FileSystem open(String fsUrl, Configuration conf) {
+        try {
+            return fsUrl.isEmpty() ? FileSystem.newInstance(conf) : FileSystem.newInstance(URI.create(fsUrl), conf);
+        } catch (IOException e) {
+            throw new ConnectException("Cannot open the FileSystem " + (fsUrl.isEmpty() ? "(fs.defaultFS)" : fsUrl)
+                    + ": " + e.getMessage() + ". Check fs.url and hadoop.conf.dir.", e);
+        }
+    }
+}

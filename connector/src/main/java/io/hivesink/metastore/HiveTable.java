@@ -1,0 +1,58 @@
+package io.hivesink.metastore;
+
+import java.util.Set;
+
+import org.apache.avro.Schema;
+import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
+
+import io.hivesink.route.PartitionSpec;
+
+/** A table that exists in the metastore and matches the records routed to it. */
+public final class HiveTable {
+
+    private final String name;
+    private final String location;
+    private final Schema avroSchema;
+    private final PartitionSpec partitionSpec;
+    private final StorageDescriptor storage;
+    private Set<String> partitionNames;
+
+    HiveTable(String name, String location, Schema avroSchema, PartitionSpec partitionSpec,
+            StorageDescriptor storage) {
+        this.name = name;
+        this.location = location;
+        this.avroSchema = avroSchema;
+        this.partitionSpec = partitionSpec;
+        this.storage = storage;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Fully qualified location of the table's directory. */
+    public String location() {
+        return location;
+    }
+
+    public Schema avroSchema() {
+        return avroSchema;
+    }
+
+    public PartitionSpec partitionSpec() {
+        return partitionSpec;
+    }
+
+    StorageDescriptor storage() {
+        return storage;
+    }
+
+    /** Names of the partitions known to exist, or null before they were first listed. */
+    Set<String> partitionNames() {
+        return partitionNames;
+    }
+
+    void partitionNames(Set<String> names) {
+        this.partitionNames = names;
+    }
+}

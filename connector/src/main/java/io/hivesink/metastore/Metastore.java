@@ -1,0 +1,30 @@
+package io.hivesink.metastore;
+
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.Table;
+
+/** The metastore calls the connector makes; one implementation talks Thrift, tests may fake this seam. */
+public interface Metastore extends AutoCloseable {
+
+    boolean databaseExists(String database);
+
+    /** Creates the database; succeeds if it was created concurrently. */
+    void createDatabase(String database, String locationUri);
+
+    Optional<Table> getTable(String database, String table);
+
+    /** Creates the table; succeeds if a table of that name was created concurrently. */
+    void createTable(Table table);
+
+    /** Escaped partition names ({@code a=1/b=x}) of all partitions of the table. */
+    List<String> partitionNames(String database, String table);
+
+    /** Adds the partitions in one call, skipping those that already exist. */
+    void addPartitions(List<Partition> partitions);
+
+    @Override
+    void close();
+}
