@@ -24,7 +24,7 @@ public final class ConfigReference {
         StringBuilder out = new StringBuilder();
         out.append("# Configuration reference\n\n")
                 .append("Generated from `HiveSinkConfig` by `ConfigReference`; do not edit by hand. ")
-                .append("Regenerate with `./mvnw -q -pl connector exec:java` (see the README).\n");
+                .append("Regenerate with `./mvnw -q -pl connector compile exec:java`.\n");
         List<ConfigKey> keys = new ArrayList<>(HiveSinkConfig.CONFIG_DEF.configKeys().values());
         keys.sort(Comparator.comparingInt((ConfigKey k) -> HiveSinkConfig.CONFIG_DEF.groups().indexOf(k.group))
                 .thenComparingInt(k -> k.orderInGroup));

@@ -53,6 +53,12 @@ public final class HiveSinkConfig extends AbstractConfig {
     /** Hive identifiers: what a database, table or column name may hold without quoting. */
     public static final Pattern HIVE_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
 
+    private static final ConfigDef.Validator BOOLEAN = ConfigDef.LambdaValidator.with((name, value) -> {
+        if (!(value instanceof Boolean)) {
+            throw new ConfigException(name, value, "Give true or false.");
+        }
+    }, () -> "true or false");
+
     public static final ConfigDef CONFIG_DEF = define();
 
     private HiveSinkConfig(Map<String, String> props) {
@@ -86,7 +92,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "hdfs://nameservice (HA, with hadoop.conf.dir) or file:///data. Any Hadoop FileSystem "
                         + "scheme on the plugin's classpath works. Empty: fs.defaultFS from hadoop.conf.dir.",
                 GROUP_STORAGE, ++order, Width.LONG, "FileSystem URL");
-        def.define(HADOOP_CONF_DIR, Type.STRING, "", Importance.MEDIUM,
+        def.define(HADOOP_CONF_DIR, Type.STRING, "", new ConfigDef.NonNullValidator(), Importance.MEDIUM,
                 "Directory holding core-site.xml and hdfs-site.xml, read when the task starts. Empty: Hadoop "
                         + "defaults plus whatever site files are on the plugin's classpath.",
                 GROUP_STORAGE, ++order, Width.LONG, "Hadoop conf dir");
@@ -106,13 +112,14 @@ public final class HiveSinkConfig extends AbstractConfig {
                 Importance.HIGH,
                 "Thrift URIs of the Hive metastore, comma-separated, for example thrift://metastore:9083.",
                 GROUP_METASTORE, ++order, Width.LONG, "Metastore URIs");
-        def.define(METASTORE_SSL_ENABLED, Type.BOOLEAN, false, Importance.LOW,
+        def.define(METASTORE_SSL_ENABLED, Type.BOOLEAN, false, BOOLEAN, Importance.LOW,
                 "Talk TLS to the metastore (the server has metastore.use.SSL=true).",
                 GROUP_METASTORE, ++order, Width.SHORT, "Metastore TLS");
-        def.define(METASTORE_SSL_TRUSTSTORE_PATH, Type.STRING, "", Importance.LOW,
+        def.define(METASTORE_SSL_TRUSTSTORE_PATH, Type.STRING, "", new ConfigDef.NonNullValidator(), Importance.LOW,
                 "Trust store (JKS or PKCS12) used to check the metastore's TLS certificate.",
                 GROUP_METASTORE, ++order, Width.LONG, "Metastore trust store");
-        def.define(METASTORE_SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, "", Importance.LOW,
+        def.define(METASTORE_SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, "", new ConfigDef.NonNullValidator(),
+                Importance.LOW,
                 "Password of the trust store in hive.metastore.ssl.truststore.path.",
                 GROUP_METASTORE, ++order, Width.MEDIUM, "Metastore trust store password");
 

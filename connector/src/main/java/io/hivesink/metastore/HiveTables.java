@@ -95,8 +95,10 @@ public final class HiveTables {
                 missing.add(partition(table, values));
             }
         }
-        metastore.addPartitions(missing);
-        existing.addAll(adding);
+        if (!missing.isEmpty()) {
+            metastore.addPartitions(missing);
+            existing.addAll(adding);
+        }
         return missing.size();
     }
 

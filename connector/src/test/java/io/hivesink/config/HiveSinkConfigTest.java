@@ -1,0 +1,100 @@
+package io.hivesink.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigValue;
+import org.junit.jupiter.api.Test;
+
+import io.hivesink.HiveSinkConnector;
+
+class HiveSinkConfigTest {
+
+    static Map<String, String> minimal() {
+        Map<String, String> props = new HashMap<>();
+        props.put("hive.metastore.uris", "thrift://metastore:9083");
+        return props;
+    }
+
+    @Test
+    void defaultsAreSane() {
+        HiveSinkConfig config = HiveSinkConfig.parse(minimal());
+        assertEquals(1_000_000, config.batchMaxRecords());
+        assertEquals("snappy", config.codecName());
+        assertEquals("default", config.database());
+        assertEquals("/warehouse/hive-sink", config.warehouseDir());
+        assertEquals("/warehouse/hive-sink/.hive-sink-staging", config.stagingDir());
+        assertEquals(List.of(), config.partitionFields());
+    }
+
+    @Test
+    void everyKeyIsDocumentedWithAGroupAndSecretsArePasswords() {
+        for (ConfigDef.ConfigKey key : HiveSinkConfig.CONFIG_DEF.configKeys().values()) {
+            assertTrue(key.documentation != null && key.documentation.length() > 20, key.name);
+            assertTrue(key.group != null, key.name);
+            assertTrue(key.validator != null, key.name + " has no validator");
+            if (key.name.contains("password")) {
+                assertEquals(ConfigDef.Type.PASSWORD, key.type, key.name);
+            }
+        }
+    }
+
+    @Test
+    void crossKeyProblemsNameTheKey() {
+        Map<String, String> props = minimal();
+        props.put("avro.codec", "deflate");
+        props.put("avro.codec.level", "12");
+        ConfigException e = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(e.getMessage().contains("avro.codec.level"), e.getMessage());
+        assertTrue(e.getMessage().contains("1 to 9"), e.getMessage());
+    }
+
+    @Test
+    void connectorValidateReportsProblemsPerKey() {
+        Map<String, String> props = minimal();
+        props.put("hive.metastore.uris", "http://metastore");
+        props.put("hive.table.map", "a:b,a:c");
+        props.put("partition.fields", "ok,not-ok");
+        props.put("hive.database", "9lives");
+        Map<String, List<String>> errors = errors(new HiveSinkConnector().validate(props).configValues());
+        assertEquals(4, errors.size(), errors.toString());
+        assertTrue(errors.get("hive.metastore.uris").get(0).contains("thrift://"), errors.toString());
+        assertTrue(errors.get("hive.table.map").get(0).contains("mapped twice"), errors.toString());
+        assertTrue(errors.get("partition.fields").get(0).contains("not-ok"), errors.toString());
+        assertTrue(errors.get("hive.database").get(0).contains("Hive name"), errors.toString());
+
+        Map<String, String> tls = minimal();
+        tls.put("hive.metastore.ssl.enabled", "true");
+        Map<String, List<String>> tlsErrors = errors(new HiveSinkConnector().validate(tls).configValues());
+        assertEquals(List.of("hive.metastore.ssl.truststore.path"), List.copyOf(tlsErrors.keySet()));
+    }
+
+    private static Map<String, List<String>> errors(List<ConfigValue> values) {
+        Map<String, List<String>> errors = new HashMap<>();
+        for (ConfigValue value : values) {
+            if (!value.errorMessages().isEmpty()) {
+                errors.put(value.name(), value.errorMessages());
+            }
+        }
+        return errors;
+    }
+
+    /** The committed reference doc is what the ConfigDef generates; regenerate it when a key changes. */
+    @Test
+    void configurationReferenceIsUpToDate() throws Exception {
+        Path doc = Path.of("..", "docs", "configuration.md");
+        assertTrue(Files.exists(doc), "docs/configuration.md is missing: run the command in the README");
+        assertEquals(ConfigReference.markdown(), Files.readString(doc, StandardCharsets.UTF_8),
+                "docs/configuration.md is stale: regenerate it with the command in the README");
+    }
+}
