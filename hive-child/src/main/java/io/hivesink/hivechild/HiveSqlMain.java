@@ -67,6 +67,8 @@ public final class HiveSqlMain {
         conf.put("hive.stats.column.autogather", "false");
         conf.put("hive.compute.query.using.stats", "false");
         conf.put("hive.server2.materializedviews.registry.impl", "DUMMY");
+        // tests poll counts while data lands: never answer from a cache
+        conf.put("hive.query.results.cache.enabled", "false");
         conf.put("hive.server2.logging.operation.enabled", "false");
         conf.put("hive.server2.logging.operation.log.location", hiveDir.resolve("operation-logs").toString());
         conf.put("hive.exec.scratchdir", hiveDir.resolve("scratch").toUri().toString());

@@ -70,6 +70,13 @@ public final class MetastoreMain {
             }
         }
 
+        // The readiness probe below must not mistake another server for this one
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(port)) {
+            probe.setReuseAddress(true);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("port " + port + " is not free", e);
+        }
+
         AtomicBoolean serving = new AtomicBoolean();
         AtomicReference<Throwable> died = new AtomicReference<>();
         Thread server = new Thread(() -> {
@@ -94,7 +101,8 @@ public final class MetastoreMain {
             if (died.get() != null) {
                 throw new IllegalStateException("metastore server failed to start", died.get());
             }
-            if (serving.get()) {
+            // startMetaStore sets 'serving' only when it starts its background threads: probe the port instead
+            if (serving.get() || portOpen(port)) {
                 try {
                     HiveMetaStoreClient client = new HiveMetaStoreClient(clientConf);
                     try {
@@ -115,5 +123,14 @@ public final class MetastoreMain {
         }
         ChildIo.send("READY", uri);
         ChildIo.exitOnStdinEof();
+    }
+
+    private static boolean portOpen(int port) {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress("localhost", port), 500);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 }

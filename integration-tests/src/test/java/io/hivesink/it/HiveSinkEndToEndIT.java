@@ -1,0 +1,333 @@
+package io.hivesink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.apache.avro.Schema;
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.hivesink.it.hive.HiveSql;
+import io.hivesink.it.stack.EmbeddedStack;
+import io.hivesink.it.stack.SampleData;
+
+/**
+ * The connector deployed through the Connect REST API on a real broker and worker, writing to MiniDFSCluster and a
+ * Thrift metastore, checked through HiveServer2 SQL and Avro's own reader.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HiveSinkEndToEndIT {
+
+    private static final String ORDERS_TOPIC = "shop.orders-v1";
+    private static final String CUSTOMERS_TOPIC = "customers";
+    private static final String DATABASE = "shop";
+    private static final String ORDERS_TABLE = "shop_orders_v1";
+    private static final String CUSTOMERS_TABLE = "dim_customers";
+    private static final int ORDERS = 3001;
+    private static final int CUSTOMERS = 500;
+    private static final Duration LANDING_TIMEOUT = Duration.ofMinutes(3);
+
+    private EmbeddedStack stack;
+    private KafkaProducer<byte[], byte[]> producer;
+
+    @BeforeAll
+    void startStack() throws Exception {
+        stack = EmbeddedStack.start(Path.of("target", "it-stack", getClass().getSimpleName()));
+        producer = stack.connect().kafka().createProducer(Map.of(
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()));
+    }
+
+    @AfterAll
+    void stopStack() {
+        if (producer != null) {
+            producer.close();
+        }
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @Test
+    void landsTwoTopicsInTwoPartitionedTablesThatHiveQueriesExactly() throws Exception {
+        stack.connect().kafka().createTopic(ORDERS_TOPIC, 3);
+        stack.connect().kafka().createTopic(CUSTOMERS_TOPIC, 2);
+        SampleData.produce(producer, ORDERS_TOPIC, SampleData.ORDER, 0, ORDERS / 2, SampleData::order);
+        SampleData.produce(producer, CUSTOMERS_TOPIC, SampleData.CUSTOMER, 0, CUSTOMERS, SampleData::customer);
+
+        Map<String, String> config = stack.connectorConfig("orders-sink");
+        config.put("topics", ORDERS_TOPIC + "," + CUSTOMERS_TOPIC);
+        config.put("tasks.max", "2");
+        config.put("hive.database", DATABASE);
+        config.put("hive.table.map", CUSTOMERS_TOPIC + ":" + CUSTOMERS_TABLE);
+        config.put("partition.fields", "region");
+        config.put("batch.max.records", "1000");
+        config.put("avro.codec", "snappy");
+        stack.connect().configureConnector("orders-sink", config);
+        // the rest arrives while the connector runs
+        SampleData.produce(producer, ORDERS_TOPIC, SampleData.ORDER, ORDERS / 2, ORDERS, SampleData::order);
+        stack.awaitCommittedToEnd("orders-sink", LANDING_TIMEOUT, ORDERS_TOPIC, CUSTOMERS_TOPIC);
+
+        HiveSql hive = stack.hive();
+        String orders = DATABASE + "." + ORDERS_TABLE;
+        String customers = DATABASE + "." + CUSTOMERS_TABLE;
+
+        assertEquals(List.of(List.of("region=apac"), List.of("region=eu"), List.of("region=us")),
+                hive.query("show partitions " + orders));
+        assertEquals(List.of(List.of("region=apac"), List.of("region=eu"), List.of("region=us")),
+                hive.query("show partitions " + customers));
+
+        assertEquals(List.of(List.of(Integer.toString(ORDERS))), hive.query("select count(*) from " + orders));
+        assertEquals(List.of(List.of(Integer.toString(CUSTOMERS))), hive.query("select count(*) from " + customers));
+
+        long qtySum = 0;
+        BigDecimal amountSum = BigDecimal.ZERO;
+        Map<String, Integer> ordersPerRegion = new TreeMap<>();
+        for (long id = 0; id < ORDERS; id++) {
+            qtySum += SampleData.qty(id);
+            amountSum = amountSum.add(SampleData.amount(id));
+            ordersPerRegion.merge(SampleData.region(id), 1, Integer::sum);
+        }
+        assertEquals(List.of(List.of(Long.toString(qtySum), amountSum.toPlainString())),
+                hive.query("select sum(qty), cast(sum(amount) as string) from " + orders));
+        assertEquals(expectedCounts(ordersPerRegion),
+                hive.query("select region, count(*) from " + orders + " group by region order by region"));
+        Map<String, Integer> customersPerRegion = new TreeMap<>();
+        for (long id = 0; id < CUSTOMERS; id++) {
+            customersPerRegion.merge(SampleData.region(id), 1, Integer::sum);
+        }
+        assertEquals(expectedCounts(customersPerRegion),
+                hive.query("select region, count(*) from " + customers + " group by region order by region"));
+
+        String everyType = "select id, region, qty, tiny, small, price, weight, paid, note, status, priority, "
+                + "hex(raw), cast(amount as string), cast(day as string), at, cast(ts as string), "
+                + "cast(shipped_ts as string), tags[0], size(tags), attrs['size'], codes[0].key, codes[0].value, "
+                + "address.street, address.zip from " + orders + " where id in (7, 15) order by id";
+        List<List<String>> rows = hive.query(everyType);
+        assertEquals(List.of(expectedRow(7), expectedRow(15)), rows);
+
+        assertEquals(List.of(List.of("42", SampleData.region(42), "Customer 42", "false",
+                SampleData.BASE_DAY.minusDays(42).toString())),
+                hive.query("select id, region, name, vip, cast(since as string) from " + customers
+                        + " where id = 42"));
+
+        assertFilesHoldEveryRecordOnceInOrder(orders, ORDERS);
+    }
+
+    private static List<List<String>> expectedCounts(Map<String, Integer> counts) {
+        List<List<String>> rows = new ArrayList<>();
+        counts.forEach((region, count) -> rows.add(List.of(region, Integer.toString(count))));
+        return rows;
+    }
+
+    private static List<String> expectedRow(long id) {
+        List<String> row = new ArrayList<>();
+        row.add(Long.toString(id));
+        row.add(SampleData.region(id));
+        row.add(Integer.toString(SampleData.qty(id)));
+        row.add(Long.toString(id % 100));
+        row.add(Long.toString(id % 30_000));
+        row.add(Double.toString(id * 0.5));
+        row.add(Float.toString((float) (id * 0.25)));
+        row.add(Boolean.toString(id % 2 == 0));
+        row.add(SampleData.note(id));
+        row.add(SampleData.status(id));
+        row.add(Integer.toString(SampleData.priority(id)));
+        row.add(hex(("raw-" + id).getBytes(StandardCharsets.UTF_8)));
+        row.add(SampleData.amount(id).toPlainString());
+        row.add(SampleData.day(id).toString());
+        row.add(Integer.toString(SampleData.timeOfDayMillis(id)));
+        row.add(hiveTimestamp(SampleData.tsMillis(id)));
+        row.add(id % 5 == 0 ? null : hiveTimestamp(SampleData.tsMillis(id) + 86_400_000L));
+        row.add("t" + id);
+        row.add("2");
+        row.add(Long.toString(id % 5));
+        row.add(Long.toString(id));
+        row.add("c" + id);
+        row.add(id + " Main Street");
+        row.add(id % 3 == 0 ? null : Long.toString(10_000 + id));
+        return row;
+    }
+
+    /** Hive renders a timestamp in UTC (the Hive child runs with user.timezone=UTC) as yyyy-MM-dd HH:mm:ss.SSS. */
+    private static String hiveTimestamp(long epochMillis) {
+        return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+                .withZone(java.time.ZoneOffset.UTC).format(java.time.Instant.ofEpochMilli(epochMillis));
+    }
+
+    private static String hex(byte[] bytes) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : bytes) {
+            out.append(String.format("%02X", b));
+        }
+        return out.toString();
+    }
+
+    /** Avro's own reader finds every id exactly once, each Kafka partition's records in offset (= id) order. */
+    private void assertFilesHoldEveryRecordOnceInOrder(String table, int expected) throws Exception {
+        FileSystem fs = stack.fileSystem();
+        org.apache.hadoop.fs.Path location = new org.apache.hadoop.fs.Path(stack.hdfsUri()
+                + "/warehouse/hive-sink/" + DATABASE + ".db/" + ORDERS_TABLE);
+        RemoteIterator<LocatedFileStatus> files = fs.listFiles(location, true);
+        Set<Long> ids = new HashSet<>();
+        int records = 0;
+        int fileCount = 0;
+        while (files.hasNext()) {
+            LocatedFileStatus file = files.next();
+            String name = file.getPath().getName();
+            if (name.startsWith(".") || name.startsWith("_")) {
+                continue;
+            }
+            fileCount++;
+            assertTrue(name.endsWith(".avro"), "unexpected file " + file.getPath());
+            String region = file.getPath().getParent().getName().substring("region=".length());
+            try (DataFileReader<GenericRecord> reader = new DataFileReader<>(
+                    new HadoopSeekableInput(fs, file.getPath()),
+                    new GenericDatumReader<>())) {
+                assertEquals("snappy", reader.getMetaString("avro.codec"));
+                Schema schema = reader.getSchema();
+                assertNull(schema.getField("region"), "the partition column must not be in the data");
+                assertEquals("NEW", schema.getField("status").defaultVal());
+                assertNotNull(schema.getField("priority").defaultVal());
+                Map<Integer, Long> lastIdPerKafkaPartition = new HashMap<>();
+                for (GenericRecord record : reader) {
+                    long id = (Long) record.get("id");
+                    assertEquals(SampleData.region(id), region, "record " + id + " in the wrong partition");
+                    assertTrue(ids.add(id), "record " + id + " landed twice");
+                    records++;
+                    int kafkaPartition = kafkaPartitionOf(id);
+                    Long last = lastIdPerKafkaPartition.put(kafkaPartition, id);
+                    assertTrue(last == null || last < id, "records out of order in " + file.getPath());
+                }
+            }
+        }
+        assertEquals(expected, records, "records in the files of " + table);
+        assertEquals(expected, ids.size());
+        assertTrue(fileCount >= 3, "expected files in each partition, found " + fileCount);
+    }
+
+    /** The producer's default partitioner: murmur2 of the key bytes, over the orders topic's 3 partitions. */
+    private static int kafkaPartitionOf(long id) {
+        byte[] key = Long.toString(id).getBytes(StandardCharsets.UTF_8);
+        return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(key)) % 3;
+    }
+
+    @Test
+    void validateEndpointReportsEachBadValueOnItsKey() {
+        Map<String, String> config = stack.connectorConfig("bad-config");
+        config.put("topics", "anything");
+        config.put("hive.metastore.uris", "localhost:9083");
+        config.put("avro.codec", "lz5");
+        config.put("batch.max.records", "0");
+        config.put("hive.table.map", "orders");
+        config.put("warehouse.dir", "relative/path");
+        ConfigInfos result = stack.connect().validateConnectorConfig("HiveSinkConnector", config);
+        Map<String, List<String>> errors = new HashMap<>();
+        for (ConfigInfo info : result.values()) {
+            if (!info.configValue().errors().isEmpty()) {
+                errors.put(info.configValue().name(), info.configValue().errors());
+            }
+        }
+        assertEquals(Set.of("hive.metastore.uris", "avro.codec", "batch.max.records", "hive.table.map",
+                "warehouse.dir"), errors.keySet(), errors.toString());
+        assertTrue(errors.get("hive.metastore.uris").get(0).contains("thrift://host:port"),
+                errors.get("hive.metastore.uris").toString());
+        assertTrue(errors.get("avro.codec").get(0).contains("snappy"), errors.get("avro.codec").toString());
+
+        Map<String, String> levelMismatch = stack.connectorConfig("bad-level");
+        levelMismatch.put("topics", "anything");
+        levelMismatch.put("avro.codec", "snappy");
+        levelMismatch.put("avro.codec.level", "5");
+        ConfigInfos levelResult = stack.connect().validateConnectorConfig("HiveSinkConnector", levelMismatch);
+        List<String> levelErrors = levelResult.values().stream()
+                .filter(info -> info.configValue().name().equals("avro.codec.level"))
+                .findFirst().orElseThrow().configValue().errors();
+        assertEquals(1, levelErrors.size(), levelErrors.toString());
+        assertTrue(levelErrors.get(0).contains("takes no level"), levelErrors.toString());
+        assertEquals(1, levelResult.errorCount());
+    }
+
+    @Test
+    void tombstonesAndSchemalessRecordsFailTheTaskNamingTheRecord() throws Exception {
+        stack.connect().kafka().createTopic("with-tombstone", 1);
+        JsonConverterRecords.send(producer, "with-tombstone", SampleData.CUSTOMER, SampleData.customer(1));
+        producer.send(new ProducerRecord<>("with-tombstone", "2".getBytes(StandardCharsets.UTF_8), null)).get();
+        Map<String, String> config = stack.connectorConfig("tombstone-sink");
+        config.put("topics", "with-tombstone");
+        config.put("hive.database", "bad_input");
+        stack.connect().configureConnector("tombstone-sink", config);
+        String trace = awaitFailedTaskTrace("tombstone-sink");
+        assertTrue(trace.contains("Record topic=with-tombstone partition=0 offset=1"), trace);
+        assertTrue(trace.contains("tombstone"), trace);
+
+        stack.connect().kafka().createTopic("schemaless", 1);
+        producer.send(new ProducerRecord<>("schemaless", "1".getBytes(StandardCharsets.UTF_8),
+                "{\"id\": 1}".getBytes(StandardCharsets.UTF_8))).get();
+        Map<String, String> schemaless = stack.connectorConfig("schemaless-sink");
+        schemaless.put("topics", "schemaless");
+        schemaless.put("hive.database", "bad_input");
+        schemaless.put("value.converter.schemas.enable", "false");
+        stack.connect().configureConnector("schemaless-sink", schemaless);
+        String schemalessTrace = awaitFailedTaskTrace("schemaless-sink");
+        assertTrue(schemalessTrace.contains("Record topic=schemaless partition=0 offset=0"), schemalessTrace);
+        assertTrue(schemalessTrace.contains("schemas.enable=true"), schemalessTrace);
+    }
+
+    private String awaitFailedTaskTrace(String connector) throws InterruptedException {
+        String[] trace = new String[1];
+        EmbeddedStack.await("a task of " + connector + " to fail", Duration.ofMinutes(2), () -> {
+            try {
+                ConnectorStateInfo status = stack.connect().connectorStatus(connector);
+                for (ConnectorStateInfo.TaskState task : status.tasks()) {
+                    if ("FAILED".equals(task.state())) {
+                        trace[0] = task.trace();
+                        return true;
+                    }
+                }
+            } catch (RuntimeException notYetThere) {
+                // the connector is still being created
+            }
+            return false;
+        });
+        return trace[0];
+    }
+
+    /** One record as JsonConverter with schemas writes it. */
+    static final class JsonConverterRecords {
+        static void send(KafkaProducer<byte[], byte[]> producer, String topic,
+                org.apache.kafka.connect.data.Schema schema, org.apache.kafka.connect.data.Struct value)
+                throws Exception {
+            byte[] bytes = SampleData.jsonConverter().fromConnectData(topic, schema, value);
+            producer.send(new ProducerRecord<>(topic, "1".getBytes(StandardCharsets.UTF_8), bytes)).get();
+        }
+    }
+}
