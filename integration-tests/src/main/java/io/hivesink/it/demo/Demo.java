@@ -107,6 +107,8 @@ public final class Demo {
             query(hive, "select region, count(*) as orders, sum(qty) as items, cast(sum(amount) as string) as revenue "
                     + "from shop.shop_orders_v1 group by region order by region");
             query(hive, "select count(*) as customers, sum(if(vip, 1, 0)) as vips from shop.dim_customers");
+            expectCount(hive, "shop.shop_orders_v1", orders);
+            expectCount(hive, "shop.dim_customers", customers);
             query(hive, "select id, region, status, cast(amount as string) as amount, cast(ts as string) as ts, "
                     + "tags, address.street from shop.shop_orders_v1 where id < 3 order by id");
             done(t);
@@ -176,6 +178,17 @@ public final class Demo {
             System.out.println("  " + String.join("\t", row.stream().map(v -> v == null ? "NULL" : v).toList()));
         }
         System.out.println("  (" + rows.size() + (rows.size() == 1 ? " row)" : " rows)"));
+    }
+
+    /** The demo fails unless Hive counts exactly what was produced. */
+    private static void expectCount(HiveSql hive, String table, int produced) {
+        String counted = hive.query("select count(*) from " + table).get(0).get(0);
+        if (!counted.equals(Integer.toString(produced))) {
+            throw new IllegalStateException("Hive counts " + counted + " rows in " + table + ", but " + produced
+                    + " records were produced");
+        }
+        System.out.println();
+        System.out.println("  check: " + table + " holds exactly the " + produced + " records produced");
     }
 
     private static void printEndpoints(EmbeddedStack stack) {

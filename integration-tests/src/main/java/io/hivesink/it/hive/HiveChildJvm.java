@@ -115,6 +115,8 @@ final class HiveChildJvm implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx" + maxHeap);
+        // Short-lived JVMs on small data on 2 cores: C1 only and the serial collector start them 30-50 % faster
+        cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-Djava.net.preferIPv4Stack=true");
         cmd.add("-Djava.io.tmpdir=" + tmp.toAbsolutePath());
