@@ -1,5 +1,6 @@
 package io.hivesink.hivechild;
 
+import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -8,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,16 +16,15 @@ import java.util.Map;
 /**
  * What the Hive child mains share: argument parsing, logging set-up and the stdout protocol.
  *
- * <p>Protocol: every line the parent must read starts with {@link #PREFIX}; anything else on stdout is stray output
+ * <p>Protocol: every line the parent must read starts with {@link ChildProtocol#PREFIX}; anything else on stdout is stray output
  * (a library printing to the console) and the parent only logs it. After {@link #takeStdout()} the JVM's
  * {@code System.out} goes to {@code System.err}, which the parent sends to a file, so only this class writes protocol
- * lines to the real stdout. Fields within a line are separated by a tab and escaped with {@link #escape}: backslash,
+ * lines to the real stdout. Fields within a line are separated by a tab and escaped with {@link ChildProtocol#escape}: backslash,
  * tab, line feed and carriage return become {@code \\ \t \n \r}, and a SQL NULL is the two characters {@code \N}.
  */
 final class ChildIo {
 
-    static final String PREFIX = "@@hive-child@@ ";
-    static final String NULL = "\\N";
+    static final String PREFIX = ChildProtocol.PREFIX;
 
     private static PrintStream protocol;
 
@@ -77,7 +76,7 @@ final class ChildIo {
         takeStdout();
         StringBuilder line = new StringBuilder(PREFIX).append(type);
         for (String field : fields) {
-            line.append('\t').append(escape(field));
+            line.append('\t').append(ChildProtocol.escape(field));
         }
         protocol.print(line.append('\n'));
         protocol.flush();
@@ -111,49 +110,9 @@ final class ChildIo {
         return out.toString();
     }
 
-    static String escape(String value) {
-        if (value == null) {
-            return NULL;
-        }
-        StringBuilder out = new StringBuilder(value.length() + 8);
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '\\' -> out.append("\\\\");
-                case '\t' -> out.append("\\t");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                default -> out.append(c);
-            }
-        }
-        return out.toString();
-    }
-
-    static String unescape(String field) {
-        if (NULL.equals(field)) {
-            return null;
-        }
-        StringBuilder out = new StringBuilder(field.length());
-        for (int i = 0; i < field.length(); i++) {
-            char c = field.charAt(i);
-            if (c == '\\' && i + 1 < field.length()) {
-                char n = field.charAt(++i);
-                switch (n) {
-                    case 't' -> out.append('\t');
-                    case 'n' -> out.append('\n');
-                    case 'r' -> out.append('\r');
-                    default -> out.append(n);
-                }
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
-    }
-
     /** Reads one line of stdin as UTF-8 (without its line feed), or null at end of input. */
     static String readLine(InputStream in) throws IOException {
-        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
         int b;
         while ((b = in.read()) != -1) {
             if (b == '\n') {
@@ -162,14 +121,6 @@ final class ChildIo {
             buf.write(b);
         }
         return buf.size() == 0 ? null : buf.toString(StandardCharsets.UTF_8);
-    }
-
-    static List<String> split(String line) {
-        List<String> out = new ArrayList<>();
-        for (String f : line.split("\t", -1)) {
-            out.add(unescape(f));
-        }
-        return out;
     }
 
     /** Blocks until stdin reaches end of input (the parent closed it or died), then exits. */

@@ -103,7 +103,7 @@ public final class HiveSqlMain {
             if (line.isBlank()) {
                 continue;
             }
-            String sql = stripSemicolon(ChildIo.unescape(line));
+            String sql = stripSemicolon(ChildProtocol.unescape(line));
             answer(connection, sql, log);
         }
         log.info("end of stdin, exiting");

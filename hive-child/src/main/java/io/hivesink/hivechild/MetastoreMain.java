@@ -1,5 +1,9 @@
 package io.hivesink.hivechild;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -71,9 +75,9 @@ public final class MetastoreMain {
         }
 
         // The readiness probe below must not mistake another server for this one
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(port)) {
+        try (ServerSocket probe = new ServerSocket(port)) {
             probe.setReuseAddress(true);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("port " + port + " is not free", e);
         }
 
@@ -126,10 +130,10 @@ public final class MetastoreMain {
     }
 
     private static boolean portOpen(int port) {
-        try (java.net.Socket s = new java.net.Socket()) {
-            s.connect(new java.net.InetSocketAddress("localhost", port), 500);
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("localhost", port), 500);
             return true;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

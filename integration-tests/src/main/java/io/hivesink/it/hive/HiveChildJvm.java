@@ -1,5 +1,7 @@
 package io.hivesink.it.hive;
 
+import io.hivesink.hivechild.ChildProtocol;
+
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -27,8 +29,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class HiveChildJvm implements AutoCloseable {
 
-    static final String PREFIX = "@@hive-child@@ ";
-    private static final String NULL = "\\N";
+    static final String PREFIX = ChildProtocol.PREFIX;
 
     /** Extra JVM flags for the Hive children, space separated (e.g. a debugger agent). */
     static final String EXTRA_FLAGS_PROPERTY = "hivesink.hiveChild.jvmFlags";
@@ -162,7 +163,7 @@ final class HiveChildJvm implements AutoCloseable {
                     String[] parts = line.substring(at + PREFIX.length()).split("\t", -1);
                     List<String> fields = new ArrayList<>(parts.length - 1);
                     for (int i = 1; i < parts.length; i++) {
-                        fields.add(unescape(parts[i]));
+                        fields.add(ChildProtocol.unescape(parts[i]));
                     }
                     lines.add(new Line(parts[0], fields));
                 } else {
@@ -207,7 +208,7 @@ final class HiveChildJvm implements AutoCloseable {
 
     /** Sends one line (escaped) to the child's stdin. */
     void send(String text) throws IOException {
-        stdin.write(escape(text));
+        stdin.write(ChildProtocol.escape(text));
         stdin.write('\n');
         stdin.flush();
     }
@@ -297,45 +298,5 @@ final class HiveChildJvm implements AutoCloseable {
 
     static String format(Duration d) {
         return d.toMillis() < 10_000 ? d.toMillis() + " ms" : d.toSeconds() + " s";
-    }
-
-    static String escape(String value) {
-        if (value == null) {
-            return NULL;
-        }
-        StringBuilder out = new StringBuilder(value.length() + 8);
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '\\' -> out.append("\\\\");
-                case '\t' -> out.append("\\t");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                default -> out.append(c);
-            }
-        }
-        return out.toString();
-    }
-
-    static String unescape(String field) {
-        if (NULL.equals(field)) {
-            return null;
-        }
-        StringBuilder out = new StringBuilder(field.length());
-        for (int i = 0; i < field.length(); i++) {
-            char c = field.charAt(i);
-            if (c == '\\' && i + 1 < field.length()) {
-                char n = field.charAt(++i);
-                switch (n) {
-                    case 't' -> out.append('\t');
-                    case 'n' -> out.append('\n');
-                    case 'r' -> out.append('\r');
-                    default -> out.append(n);
-                }
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -70,9 +68,12 @@ class HiveChildSmokeIT {
 
     @BeforeAll
     void startStack() throws Exception {
-        base = Path.of("target", "hive-child-smoke").toAbsolutePath();
-        deleteRecursively(base);
+        // one directory per run: two builds of this module at once must not share (or delete) each other's files
+        String run = java.time.LocalDateTime.now().format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + "-" + ProcessHandle.current().pid();
+        base = Path.of("target", "hive-child-smoke", run).toAbsolutePath();
         Files.createDirectories(base);
+        System.out.println("[HiveChildSmokeIT] work dir " + base);
 
         long t = System.nanoTime();
         Configuration dfsConf = new Configuration();
@@ -270,14 +271,5 @@ class HiveChildSmokeIT {
 
     private static void report(String what, long sinceNanos) {
         System.out.printf("[HiveChildSmokeIT] %s: %d ms%n", what, (System.nanoTime() - sinceNanos) / 1_000_000);
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-        }
     }
 }
