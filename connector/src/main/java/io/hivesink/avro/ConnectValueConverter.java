@@ -1,14 +1,12 @@
 package io.hivesink.avro;
 
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -25,8 +23,6 @@ import org.apache.kafka.connect.errors.DataException;
  * as days, time as milliseconds of the day, timestamp as epoch milliseconds).
  */
 public final class ConnectValueConverter {
-
-    private static final long MILLIS_PER_DAY = TimeUnit.DAYS.toMillis(1);
 
     private ConnectValueConverter() {
     }
@@ -65,13 +61,14 @@ public final class ConnectValueConverter {
         }
         String logical = connect.name();
         if (Decimal.LOGICAL_NAME.equals(logical)) {
-            return decimalBytes((BigDecimal) value, avro, path);
+            return ByteBuffer.wrap(LogicalValues.decimalBytes((BigDecimal) value,
+                    (LogicalTypes.Decimal) avro.getLogicalType(), path));
         }
         if (org.apache.kafka.connect.data.Date.LOGICAL_NAME.equals(logical)) {
-            return (int) Math.floorDiv(((java.util.Date) value).getTime(), MILLIS_PER_DAY);
+            return LogicalValues.epochDays((java.util.Date) value);
         }
         if (org.apache.kafka.connect.data.Time.LOGICAL_NAME.equals(logical)) {
-            return (int) Math.floorMod(((java.util.Date) value).getTime(), MILLIS_PER_DAY);
+            return LogicalValues.millisOfDay((java.util.Date) value);
         }
         if (org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME.equals(logical)) {
             return ((java.util.Date) value).getTime();
@@ -115,7 +112,7 @@ public final class ConnectValueConverter {
 
     private static Object map(org.apache.kafka.connect.data.Schema connect, Schema avro, Map<?, ?> map, String path) {
         if (avro.getType() == Schema.Type.MAP) {
-            Map<Utf8, Object> out = new HashMap<>(map.size() * 2);
+            Map<Utf8, Object> out = new LinkedHashMap<>(map.size() * 2); // keeps the encoding deterministic
             for (Map.Entry<?, ?> entry : map.entrySet()) {
                 String key = (String) entry.getKey();
                 out.put(new Utf8(key), convert(connect.valueSchema(), avro.getValueType(), entry.getValue(),
@@ -135,22 +132,6 @@ public final class ConnectValueConverter {
             entries.add(record);
         }
         return new GenericData.Array<>(avro, entries);
-    }
-
-    private static ByteBuffer decimalBytes(BigDecimal value, Schema avro, String path) {
-        LogicalTypes.Decimal decimal = (LogicalTypes.Decimal) avro.getLogicalType();
-        BigDecimal scaled;
-        try {
-            scaled = value.setScale(decimal.getScale(), RoundingMode.UNNECESSARY);
-        } catch (ArithmeticException e) {
-            throw new DataException("Decimal " + path + " = " + value + " does not fit scale " + decimal.getScale()
-                    + " without rounding.");
-        }
-        if (scaled.precision() > decimal.getPrecision()) {
-            throw new DataException("Decimal " + path + " = " + value + " has more digits than precision "
-                    + decimal.getPrecision() + ".");
-        }
-        return ByteBuffer.wrap(scaled.unscaledValue().toByteArray());
     }
 
     static Schema nonNullBranch(Schema union) {

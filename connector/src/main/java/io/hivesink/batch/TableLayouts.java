@@ -10,6 +10,7 @@ import org.apache.avro.Schema;
 
 import io.hivesink.avro.ConnectSchemaMapper;
 import io.hivesink.avro.DatumEncoder;
+import io.hivesink.avro.StructEncoder;
 import io.hivesink.route.FieldPartitioner;
 
 /**
@@ -45,6 +46,6 @@ public final class TableLayouts {
         FieldPartitioner partitioner = FieldPartitioner.forSchema(valueSchema, partitionFields);
         Set<String> excluded = new HashSet<>(partitionFields);
         Schema avro = ConnectSchemaMapper.toAvro(valueSchema, namespace, table, excluded);
-        return new TableLayout(table, avro, partitioner, new DatumEncoder(avro));
+        return new TableLayout(table, avro, partitioner, new DatumEncoder(StructEncoder.compile(valueSchema, avro)));
     }
 }

@@ -144,7 +144,7 @@ class AvroRoundTripTest {
             AvroCodecs.BZIP2, AvroCodecs.XZ})
     void writesContainerFilesAvroReadsBackInOrder(String codec) throws Exception {
         Schema avro = avroSchema();
-        DatumEncoder encoder = new DatumEncoder(avro);
+        DatumEncoder encoder = new DatumEncoder(StructEncoder.compile(ALL_TYPES, avro));
         EncodedDatums datums = new EncodedDatums();
         int count = 500;
         for (int i = 0; i < count; i++) {
@@ -205,7 +205,7 @@ class AvroRoundTripTest {
         Schema avro = avroSchema();
         Struct tooBig = sample(1).put("money", new BigDecimal("1234567.891"));
         DataException e = assertThrows(DataException.class,
-                () -> new DatumEncoder(avro).encodeInto(tooBig, new EncodedDatums()));
+                () -> new DatumEncoder(StructEncoder.compile(ALL_TYPES, avro)).encodeInto(tooBig, new EncodedDatums()));
         assertTrue(e.getMessage().contains("money"), e.getMessage());
         assertTrue(e.getMessage().contains("precision 9"), e.getMessage());
     }

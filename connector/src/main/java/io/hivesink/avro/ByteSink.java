@@ -1,0 +1,131 @@
+package io.hivesink.avro;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A growable byte array with Avro's binary encodings of primitives, written inline: zig-zag varints, little-endian
+ * IEEE floats, length-prefixed bytes and UTF-8 strings. The same bytes as Avro's {@code BinaryEncoder}, without its
+ * buffering layers.
+ */
+public final class ByteSink {
+
+    private byte[] buf;
+    private int pos;
+
+    public ByteSink(int initialCapacity) {
+        buf = new byte[Math.max(16, initialCapacity)];
+    }
+
+    public int size() {
+        return pos;
+    }
+
+    /** The backing array; valid up to {@link #size()} until the next write. */
+    public byte[] array() {
+        return buf;
+    }
+
+    public void reset() {
+        pos = 0;
+    }
+
+    /** Cuts the sink back to {@code size} bytes, dropping what was written after it. */
+    public void truncate(int size) {
+        pos = size;
+    }
+
+    public byte[] toByteArray() {
+        return Arrays.copyOf(buf, pos);
+    }
+
+    private void ensure(int more) {
+        if (pos + more > buf.length) {
+            int needed = pos + more;
+            int grown = Math.max(needed, buf.length + (buf.length >> 1));
+            if (grown < 0) {
+                throw new OutOfMemoryError("Encoded record buffer beyond 2 GiB");
+            }
+            buf = Arrays.copyOf(buf, grown);
+        }
+    }
+
+    public void writeBoolean(boolean b) {
+        ensure(1);
+        buf[pos++] = (byte) (b ? 1 : 0);
+    }
+
+    public void writeInt(int n) {
+        ensure(5);
+        int z = (n << 1) ^ (n >> 31);
+        while ((z & ~0x7F) != 0) {
+            buf[pos++] = (byte) ((z & 0x7F) | 0x80);
+            z >>>= 7;
+        }
+        buf[pos++] = (byte) z;
+    }
+
+    public void writeLong(long n) {
+        ensure(10);
+        long z = (n << 1) ^ (n >> 63);
+        while ((z & ~0x7FL) != 0) {
+            buf[pos++] = (byte) ((z & 0x7F) | 0x80);
+            z >>>= 7;
+        }
+        buf[pos++] = (byte) z;
+    }
+
+    public void writeFloat(float f) {
+        ensure(4);
+        int bits = Float.floatToRawIntBits(f);
+        buf[pos++] = (byte) bits;
+        buf[pos++] = (byte) (bits >>> 8);
+        buf[pos++] = (byte) (bits >>> 16);
+        buf[pos++] = (byte) (bits >>> 24);
+    }
+
+    public void writeDouble(double d) {
+        ensure(8);
+        long bits = Double.doubleToRawLongBits(d);
+        for (int shift = 0; shift < 64; shift += 8) {
+            buf[pos++] = (byte) (bits >>> shift);
+        }
+    }
+
+    public void writeBytes(byte[] bytes, int offset, int length) {
+        writeInt(length);
+        writeFixed(bytes, offset, length);
+    }
+
+    public void writeFixed(byte[] bytes, int offset, int length) {
+        ensure(length);
+        System.arraycopy(bytes, offset, buf, pos, length);
+        pos += length;
+    }
+
+    /** UTF-8 with its length, as Avro writes a Java string (unpaired surrogates become '?', as in String.getBytes). */
+    public void writeString(String s) {
+        int length = s.length();
+        if (length < 64) {
+            // short ASCII strings, the common case, go straight in without an intermediate array
+            ensure(length + 1);
+            int start = pos;
+            buf[pos++] = (byte) (length << 1);
+            int i = 0;
+            while (i < length) {
+                char c = s.charAt(i);
+                if (c >= 0x80) {
+                    break;
+                }
+                buf[pos++] = (byte) c;
+                i++;
+            }
+            if (i == length) {
+                return;
+            }
+            pos = start;
+        }
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        writeBytes(utf8, 0, utf8.length);
+    }
+}
