@@ -3,6 +3,8 @@ package io.hivesink;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.conf.Configuration;
@@ -42,6 +44,7 @@ public class HiveSinkTask extends SinkTask {
 
     private final LongSupplier clock;
     private FileSystem fs;
+    private ExecutorService workers;
     private BatchBuffer buffer;
     private FlushPolicy flushPolicy;
     private BatchCommitter committer;
@@ -83,8 +86,11 @@ public class HiveSinkTask extends SinkTask {
         // Unique per task run, so file names never collide with an earlier run's files.
         String batchIdPrefix = TableRouter.hiveSafeName(connectorName) + "-t" + taskId + "-"
                 + Long.toString(clock.getAsLong(), 36);
+        int threads = config.writerThreads();
+        workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
         buffer = new BatchBuffer(new TableRouter(config.tableMap()),
-                new TableLayouts(config.database(), config.partitionFields()), batchIdPrefix);
+                new TableLayouts(config.database(), config.partitionFields()), batchIdPrefix, workers,
+                2 * threads + 2);
         flushPolicy = new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs());
         log.info("hive-sink task {} of {} started: tables in {} on {}, metastore {}", taskId, connectorName,
                 config.database(), warehouseUri, config.metastoreUris());
@@ -97,6 +103,7 @@ public class HiveSinkTask extends SinkTask {
             buffer.add(record, clock.getAsLong());
             flushIfDue();
         }
+        buffer.submitPending(); // encode what came in while the consumer fetches more
         flushIfDue(); // the interval also elapses while no records arrive
     }
 
@@ -171,6 +178,9 @@ public class HiveSinkTask extends SinkTask {
             } catch (RuntimeException e) {
                 log.warn("Closing the metastore client failed", e);
             }
+        }
+        if (workers != null) {
+            workers.shutdownNow();
         }
         if (fs != null) {
             try {

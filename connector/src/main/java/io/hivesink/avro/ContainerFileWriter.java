@@ -7,10 +7,11 @@ import org.apache.avro.Schema;
 
 /**
  * Writes one Avro object container file holding {@code datums}, in their order, to {@code out}. The stream is
- * flushed but not closed: the caller makes it durable and closes it. This is the seam the parallel writer plugs into.
+ * flushed but not closed: the caller makes it durable and closes it. Datums come as a {@link DatumSource}
+ * ({@link EncodedDatums} is the simple one to fill in tests).
  */
 public interface ContainerFileWriter {
 
     /** @return the number of bytes written */
-    long write(Schema schema, EncodedDatums datums, OutputStream out) throws IOException;
+    long write(Schema schema, DatumSource datums, OutputStream out) throws IOException;
 }

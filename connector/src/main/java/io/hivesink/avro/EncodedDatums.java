@@ -8,7 +8,7 @@ import java.util.List;
  * Avro-encoded records held back to back in fixed-size pages, in arrival order. A buffered record costs its encoded
  * bytes plus an int, not a graph of objects, and pages avoid the copying and doubled peak of one growing array.
  */
-public final class EncodedDatums {
+public final class EncodedDatums implements DatumSource {
 
     static final int PAGE_SIZE = 1 << 20;
 
@@ -43,11 +43,12 @@ public final class EncodedDatums {
         bytes += length;
     }
 
+    @Override
     public int count() {
         return count;
     }
 
-    /** Encoded bytes held, without page slack. */
+    @Override
     public long bytes() {
         return bytes;
     }
@@ -61,14 +62,17 @@ public final class EncodedDatums {
         return total;
     }
 
+    @Override
     public byte[] page(int datum) {
         return pages.get(pageOfDatum[datum]);
     }
 
+    @Override
     public int start(int datum) {
         return startOfDatum[datum];
     }
 
+    @Override
     public int length(int datum) {
         return lengthOfDatum[datum];
     }

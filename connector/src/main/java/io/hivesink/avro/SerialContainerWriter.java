@@ -24,7 +24,7 @@ public final class SerialContainerWriter implements ContainerFileWriter {
     }
 
     @Override
-    public long write(Schema schema, EncodedDatums datums, OutputStream out) throws IOException {
+    public long write(Schema schema, DatumSource datums, OutputStream out) throws IOException {
         CountingStream counting = new CountingStream(out);
         try (DataFileWriter<Object> writer = new DataFileWriter<>(new GenericDatumWriter<>(schema))) {
             writer.setCodec(AvroCodecFactories.create(codecName, codecLevel));

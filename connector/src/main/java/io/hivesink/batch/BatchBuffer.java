@@ -2,49 +2,69 @@ package io.hivesink.batch;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.avro.EncodedDatums;
-import io.hivesink.route.PartitionValues;
 import io.hivesink.route.TableRouter;
 
 /**
- * The open batch: records routed to their table and partition and held as encoded Avro, grouped per file. A record
- * at an offset already buffered (a redelivery after a retriable failure) is skipped, so it lands once.
+ * The open batch. Records are taken in {@link #add} on the task thread and encoded in chunks on the task's pool
+ * while more arrive, so that most of the encoding is done when the batch closes; what stays buffered is the encoded
+ * bytes. A record at an offset already buffered or committed (a redelivery after a retriable failure) is skipped,
+ * so it lands once.
  */
 public final class BatchBuffer {
 
-    private final TableRouter router;
-    private final TableLayouts layouts;
+    /** Records per encoding chunk: large enough to amortise the hand-off, small enough to spread over threads. */
+    static final int CHUNK_RECORDS = 1024;
+
+    private final ChunkEncoder encoder;
+    private final ExecutorService pool;
+    private final Semaphore chunksInFlight;
     private final String batchIdPrefix;
-    private final Map<GroupKey, RecordGroup> groups = new LinkedHashMap<>();
+
+    private final List<Future<EncodedChunk>> chunks = new ArrayList<>();
+    private int chunksChecked;
+    private List<SinkRecord> pending = new ArrayList<>();
+    private final AtomicLong encodedBytes = new AtomicLong();
+    private final AtomicLong retainedBytes = new AtomicLong();
     private final Map<TopicPartition, Long> nextOffsets = new HashMap<>();
     private final Map<TopicPartition, Long> batchNextOffsets = new HashMap<>();
     private final Map<TopicPartition, Long> batchFirstOffsets = new HashMap<>();
     private long batchSequence;
     private long records;
-    private long bytes;
     private long openedAtMs;
 
-    public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix) {
-        this.router = router;
-        this.layouts = layouts;
+    /**
+     * @param pool the task's worker pool; chunks are encoded there
+     * @param maxChunksInFlight chunks submitted but not yet encoded before {@link #add} waits (bounds the records
+     *     held as objects)
+     */
+    public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix, ExecutorService pool,
+            int maxChunksInFlight) {
+        this.encoder = new ChunkEncoder(router, layouts);
+        this.pool = pool;
+        this.chunksInFlight = new Semaphore(maxChunksInFlight);
         this.batchIdPrefix = batchIdPrefix;
     }
 
     /**
-     * Routes, partitions and encodes one record into the open batch.
+     * Takes one record into the open batch; it is encoded in the background.
      *
      * @return false if the record was already buffered or committed and was skipped
-     * @throws DataException naming the record (topic, partition, offset) if it cannot be written
+     * @throws DataException naming a record (topic, partition, offset) that could not be encoded, found since the
+     *     last call
      */
     public boolean add(SinkRecord record, long nowMs) {
         TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
@@ -52,52 +72,44 @@ public final class BatchBuffer {
         if (expected != null && record.kafkaOffset() < expected) {
             return false;
         }
-        RecordGroup group;
-        try {
-            Struct value = requireStruct(record);
-            TableLayout layout = layouts.layoutFor(router.tableFor(record.topic()), value.schema());
-            PartitionValues partition = layout.partitioner().partitionOf(value);
-            group = groups.computeIfAbsent(new GroupKey(layout, partition),
-                    k -> new RecordGroup(layout, partition, new EncodedDatums()));
-            long before = group.datums().bytes();
-            layout.encoder().encodeInto(value, group.datums());
-            bytes += group.datums().bytes() - before;
-        } catch (RuntimeException e) {
-            throw new DataException(describe(record) + ": " + e.getMessage(), e);
-        }
         if (records == 0) {
             openedAtMs = nowMs;
         }
+        pending.add(record);
         records++;
         nextOffsets.put(tp, record.kafkaOffset() + 1);
         batchNextOffsets.put(tp, record.kafkaOffset() + 1);
         batchFirstOffsets.putIfAbsent(tp, record.kafkaOffset());
+        if (pending.size() >= CHUNK_RECORDS) {
+            submitPending();
+        }
         return true;
     }
 
-    private static Struct requireStruct(SinkRecord record) {
-        if (record.value() == null) {
-            throw new DataException("the record has a null value (a tombstone). Tombstones cannot be stored in a "
-                    + "Hive table; drop them before the sink, for example with the Filter transform and the "
-                    + "RecordIsTombstone predicate.");
+    /** Starts encoding the records taken since the last chunk, and reports a bad record found by then. */
+    public void submitPending() {
+        throwFirstFailure(false);
+        if (pending.isEmpty()) {
+            return;
         }
-        Schema schema = record.valueSchema();
-        if (schema == null) {
-            throw new DataException("the record value has no schema (schemaless data). Use a converter that "
-                    + "carries schemas: JsonConverter with value.converter.schemas.enable=true, or an Avro "
-                    + "converter.");
+        List<SinkRecord> chunk = pending;
+        pending = new ArrayList<>(CHUNK_RECORDS);
+        chunksInFlight.acquireUninterruptibly();
+        try {
+            chunks.add(pool.submit(() -> {
+                try {
+                    EncodedChunk encoded = encoder.encode(chunk);
+                    encodedBytes.addAndGet(encoded.data.length);
+                    retainedBytes.addAndGet(encoded.retainedBytes());
+                    return encoded;
+                } finally {
+                    chunksInFlight.release();
+                }
+            }));
+        } catch (RuntimeException e) {
+            chunksInFlight.release();
+            throw e;
         }
-        if (!(record.value() instanceof Struct struct)) {
-            throw new DataException("the record value is a " + schema.type() + ", not a Struct. Each record must be "
-                    + "a structure whose fields become table columns; wrap primitives with the HoistField "
-                    + "transform.");
-        }
-        return struct;
-    }
-
-    static String describe(SinkRecord record) {
-        return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="
-                + record.kafkaOffset();
     }
 
     public boolean isEmpty() {
@@ -108,34 +120,54 @@ public final class BatchBuffer {
         return records;
     }
 
+    /** Encoded bytes of the records encoded so far (the ones still in flight are not counted yet). */
     public long byteCount() {
-        return bytes;
+        return encodedBytes.get();
+    }
+
+    /** Heap held by the encoded records: their bytes and per-record bookkeeping. */
+    public long retainedBytes() {
+        return retainedBytes.get();
     }
 
     public long openedAtMs() {
         return openedAtMs;
     }
 
-    /** Closes the open batch and starts an empty one. */
+    /** Closes the open batch, waiting for its records to be encoded, and starts an empty one. */
     public Batch drain() {
-        String id = batchIdPrefix + "-" + (++batchSequence);
-        java.util.List<RecordGroup> nonEmpty = new ArrayList<>();
-        for (RecordGroup group : groups.values()) {
-            if (group.datums().count() > 0) {
-                nonEmpty.add(group);
+        submitPending();
+        List<EncodedChunk> encoded = awaitChunks();
+        try {
+            for (EncodedChunk chunk : encoded) {
+                if (chunk.failure != null) {
+                    throw chunk.failure;
+                }
             }
+            Map<RecordGroup, GroupDatums> datums = new IdentityHashMap<>();
+            List<RecordGroup> order = new ArrayList<>();
+            for (int c = 0; c < encoded.size(); c++) {
+                EncodedChunk chunk = encoded.get(c);
+                for (int r = 0; r < chunk.count; r++) {
+                    RecordGroup group = chunk.groups[r];
+                    GroupDatums groupDatums = datums.get(group);
+                    if (groupDatums == null) {
+                        groupDatums = new GroupDatums(encoded);
+                        datums.put(group, groupDatums);
+                        order.add(group);
+                    }
+                    groupDatums.add(c, r);
+                }
+            }
+            List<RecordGroup> groups = new ArrayList<>(order.size());
+            for (RecordGroup group : order) {
+                groups.add(new RecordGroup(group.layout(), group.partition(), datums.get(group)));
+            }
+            String id = batchIdPrefix + "-" + (++batchSequence);
+            return new Batch(id, groups, batchNextOffsets, records, encodedBytes.get());
+        } finally {
+            reset();
         }
-        Batch batch = new Batch(id, nonEmpty, batchNextOffsets, records, bytes);
-        reset();
-        return batch;
-    }
-
-    private void reset() {
-        groups.clear();
-        batchNextOffsets.clear();
-        batchFirstOffsets.clear();
-        records = 0;
-        bytes = 0;
     }
 
     /**
@@ -146,6 +178,7 @@ public final class BatchBuffer {
      */
     public Map<TopicPartition, Long> discard() {
         Map<TopicPartition, Long> dropped = new HashMap<>(batchFirstOffsets);
+        awaitChunks();
         reset();
         forget(dropped.keySet());
         return dropped;
@@ -158,15 +191,45 @@ public final class BatchBuffer {
         }
     }
 
-    private record GroupKey(TableLayout layout, PartitionValues partition) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof GroupKey other && layout == other.layout && partition.equals(other.partition);
+    private List<EncodedChunk> awaitChunks() {
+        List<EncodedChunk> encoded = new ArrayList<>(chunks.size());
+        for (Future<EncodedChunk> chunk : chunks) {
+            encoded.add(result(chunk));
         }
+        return encoded;
+    }
 
-        @Override
-        public int hashCode() {
-            return 31 * System.identityHashCode(layout) + Objects.hashCode(partition);
+    /** Throws the first bad record among the chunks encoded so far (all of them if {@code wait}). */
+    private void throwFirstFailure(boolean wait) {
+        while (chunksChecked < chunks.size() && (wait || chunks.get(chunksChecked).isDone())) {
+            EncodedChunk chunk = result(chunks.get(chunksChecked));
+            if (chunk.failure != null) {
+                throw chunk.failure;
+            }
+            chunksChecked++;
         }
+    }
+
+    private static EncodedChunk result(Future<EncodedChunk> chunk) {
+        try {
+            return chunk.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while encoding records", e);
+        } catch (ExecutionException e) {
+            throw new ConnectException("Encoding records failed: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private void reset() {
+        chunks.clear();
+        chunksChecked = 0;
+        pending = new ArrayList<>();
+        encoder.reset();
+        batchNextOffsets.clear();
+        batchFirstOffsets.clear();
+        records = 0;
+        encodedBytes.set(0);
+        retainedBytes.set(0);
     }
 }

@@ -1,29 +1,27 @@
 package io.hivesink.batch;
 
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.avro.Schema;
 
 import io.hivesink.avro.ConnectSchemaMapper;
-import io.hivesink.avro.DatumEncoder;
 import io.hivesink.avro.StructEncoder;
 import io.hivesink.route.FieldPartitioner;
 
 /**
- * Caches a {@link TableLayout} per (table, Connect schema). Converters usually hand out the same schema object for
- * every record of a topic, so the identity check on the last schema answers most look-ups without a deep compare.
+ * One {@link TableLayout} per (table, Connect schema), shared by the encoding threads. A look-up compares schemas
+ * deeply, so callers keep the last layout they used and ask again only when the schema object changes.
  */
 public final class TableLayouts {
 
     private final String namespace;
     private final List<String> partitionFields;
-    private final Map<String, Map<org.apache.kafka.connect.data.Schema, TableLayout>> byTable = new HashMap<>();
-    private final Map<String, TableLayout> lastByTable = new HashMap<>();
-    private final Map<String, org.apache.kafka.connect.data.Schema> lastSchemaByTable = new HashMap<>();
+    private final Map<String, Map<org.apache.kafka.connect.data.Schema, TableLayout>> byTable =
+            new ConcurrentHashMap<>();
 
     public TableLayouts(String namespace, List<String> partitionFields) {
         this.namespace = namespace;
@@ -31,21 +29,14 @@ public final class TableLayouts {
     }
 
     public TableLayout layoutFor(String table, org.apache.kafka.connect.data.Schema valueSchema) {
-        TableLayout last = lastByTable.get(table);
-        if (last != null && lastSchemaByTable.get(table) == valueSchema) {
-            return last;
-        }
-        TableLayout layout = byTable.computeIfAbsent(table, t -> new HashMap<>())
+        return byTable.computeIfAbsent(table, t -> new ConcurrentHashMap<>())
                 .computeIfAbsent(valueSchema, s -> build(table, s));
-        lastByTable.put(table, layout);
-        lastSchemaByTable.put(table, valueSchema);
-        return layout;
     }
 
     private TableLayout build(String table, org.apache.kafka.connect.data.Schema valueSchema) {
         FieldPartitioner partitioner = FieldPartitioner.forSchema(valueSchema, partitionFields);
         Set<String> excluded = new HashSet<>(partitionFields);
         Schema avro = ConnectSchemaMapper.toAvro(valueSchema, namespace, table, excluded);
-        return new TableLayout(table, avro, partitioner, new DatumEncoder(StructEncoder.compile(valueSchema, avro)));
+        return new TableLayout(table, avro, partitioner, StructEncoder.compile(valueSchema, avro));
     }
 }

@@ -49,6 +49,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final String AVRO_CODEC = "avro.codec";
     public static final String AVRO_CODEC_LEVEL = "avro.codec.level";
     public static final String AVRO_SYNC_INTERVAL_BYTES = "avro.sync.interval.bytes";
+    public static final String WRITER_THREADS = "writer.threads";
 
     /** Hive identifiers: what a database, table or column name may hold without quoting. */
     public static final Pattern HIVE_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
@@ -169,6 +170,10 @@ public final class HiveSinkConfig extends AbstractConfig {
                 Importance.LOW,
                 "Approximate size of an Avro block before compression: a sync marker is written after each.",
                 GROUP_AVRO, ++order, Width.SHORT, "Block size");
+        def.define(WRITER_THREADS, Type.INT, 0, ConfigDef.Range.between(0, 256), Importance.MEDIUM,
+                "Threads per task that encode records (while they arrive) and compress blocks (when a batch is "
+                        + "written); one pool per task. 0: as many as the worker has cores.",
+                GROUP_AVRO, ++order, Width.SHORT, "Writer threads");
         return def;
     }
 
@@ -254,6 +259,12 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public int codecLevel() {
         return getInt(AVRO_CODEC_LEVEL);
+    }
+
+    /** The configured thread count, or the number of cores when it is 0. */
+    public int writerThreads() {
+        int threads = getInt(WRITER_THREADS);
+        return threads == 0 ? Runtime.getRuntime().availableProcessors() : threads;
     }
 
     public int syncIntervalBytes() {

@@ -11,20 +11,13 @@ public final class PartitionValues {
 
     public static final PartitionValues NONE = new PartitionValues(List.of(), List.of());
 
+    private final List<String> names;
     private final List<String> values;
-    private final String path;
+    private String path;
 
     public PartitionValues(List<String> names, List<String> values) {
+        this.names = names;
         this.values = List.copyOf(values);
-        StringBuilder p = new StringBuilder();
-        for (int i = 0; i < names.size(); i++) {
-            if (i > 0) {
-                p.append('/');
-            }
-            p.append(HivePaths.escapePathName(names.get(i))).append('=')
-                    .append(HivePaths.escapePathName(values.get(i)));
-        }
-        this.path = p.toString();
     }
 
     public List<String> values() {
@@ -33,7 +26,22 @@ public final class PartitionValues {
 
     /** The directory under the table's location, empty when unpartitioned. */
     public String path() {
+        if (path == null) {
+            path = escapedPath(); // computed per group, not per record
+        }
         return path;
+    }
+
+    private String escapedPath() {
+        StringBuilder p = new StringBuilder();
+        for (int i = 0; i < names.size(); i++) {
+            if (i > 0) {
+                p.append('/');
+            }
+            p.append(HivePaths.escapePathName(names.get(i))).append('=')
+                    .append(HivePaths.escapePathName(values.get(i)));
+        }
+        return p.toString();
     }
 
     @Override
@@ -48,6 +56,6 @@ public final class PartitionValues {
 
     @Override
     public String toString() {
-        return path.isEmpty() ? "(unpartitioned)" : path;
+        return values.isEmpty() ? "(unpartitioned)" : path();
     }
 }

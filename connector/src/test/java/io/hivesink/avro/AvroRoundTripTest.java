@@ -144,12 +144,8 @@ class AvroRoundTripTest {
             AvroCodecs.BZIP2, AvroCodecs.XZ})
     void writesContainerFilesAvroReadsBackInOrder(String codec) throws Exception {
         Schema avro = avroSchema();
-        DatumEncoder encoder = new DatumEncoder(StructEncoder.compile(ALL_TYPES, avro));
-        EncodedDatums datums = new EncodedDatums();
-        int count = 500;
-        for (int i = 0; i < count; i++) {
-            encoder.encodeInto(sample(i), datums);
-        }
+        EncodedDatums datums = encode(avro, 500);
+        int count = datums.count();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         long written = new SerialContainerWriter(codec, -1, 4096).write(avro, datums, out);
         assertEquals(out.size(), written);
@@ -163,6 +159,18 @@ class AvroRoundTripTest {
             }
             assertEquals(count, i);
         }
+    }
+
+    static EncodedDatums encode(Schema avro, int count) {
+        StructEncoder encoder = StructEncoder.compile(ALL_TYPES, avro);
+        EncodedDatums datums = new EncodedDatums();
+        ByteSink sink = new ByteSink(256);
+        for (int i = 0; i < count; i++) {
+            sink.reset();
+            encoder.encode(sample(i), sink);
+            datums.add(sink.array(), 0, sink.size());
+        }
+        return datums;
     }
 
     private static void assertRecord(int i, GenericRecord r) {
@@ -205,7 +213,7 @@ class AvroRoundTripTest {
         Schema avro = avroSchema();
         Struct tooBig = sample(1).put("money", new BigDecimal("1234567.891"));
         DataException e = assertThrows(DataException.class,
-                () -> new DatumEncoder(StructEncoder.compile(ALL_TYPES, avro)).encodeInto(tooBig, new EncodedDatums()));
+                () -> StructEncoder.compile(ALL_TYPES, avro).encode(tooBig, new ByteSink(64)));
         assertTrue(e.getMessage().contains("money"), e.getMessage());
         assertTrue(e.getMessage().contains("precision 9"), e.getMessage());
     }

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ForkJoinPool;
 import java.util.stream.Stream;
 
 import org.apache.avro.file.DataFileReader;
@@ -146,7 +147,7 @@ class SerialBatchCommitterTest {
             }
             String warehouse = "file://" + dir.resolve("warehouse");
             buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("db", List.of("kind")),
-                    "test-t0-" + System.nanoTime());
+                    "test-t0-" + System.nanoTime(), ForkJoinPool.commonPool(), 4);
             committer = new SerialBatchCommitter(new HiveTables(metastore, "db", warehouse), metastore,
                     new StagingArea(fs, new org.apache.hadoop.fs.Path("file://" + dir.resolve("staging"))),
                     new SerialContainerWriter("deflate", -1, 1024));

@@ -1,0 +1,445 @@
+package io.hivesink.avro.container;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import org.apache.avro.Schema;
+
+import io.hivesink.avro.ContainerFileWriter;
+import io.hivesink.avro.DatumSource;
+import io.hivesink.config.AvroCodecs;
+
+/**
+ * Writes Avro object container files from already encoded datums, compressing blocks in parallel and writing them in
+ * input order.
+ *
+ * <h2>The file</h2>
+ * The standard container format: magic {@code Obj\1}; a metadata map with {@code avro.schema} (the schema's compact
+ * JSON, {@link Schema#toString()}) and {@code avro.codec}, in the order Avro's {@code DataFileWriter} writes them; a
+ * 16-byte sync marker; then blocks, each its record count and compressed size as Avro longs, the compressed datums, and
+ * the sync marker. The records are exactly the input datums in input order, and the bytes depend only on the datums,
+ * schema, codec, level, sync interval and sync marker: not on the thread count or timing. Blocks are cut where Avro's
+ * {@code DataFileWriter} cuts them: a datum is appended to the open block, and the block is closed as soon as its
+ * uncompressed size reaches {@code syncIntervalBytes}; a datum is never split, so a datum larger than the interval
+ * makes a block of its own. With codec {@code null} (and, as the tests show, deflate, snappy, xz and bzip2) the file is
+ * byte for byte what {@code DataFileWriter.appendEncoded} writes for the same sync marker; zstandard frames differ only
+ * in carrying their content size.
+ *
+ * <h2>Parallelism, order and memory</h2>
+ * The calling thread cuts blocks and hands each to the pool as a task that gathers the block's datums into one array
+ * (unless they already lie back to back in one page of the {@link DatumSource}, as they do when a file's records were
+ * encoded together) and compresses them into the block's own buffer, framed and ready to write. The calling thread writes blocks strictly in input order: it writes the oldest
+ * block as soon as it is done, and when {@code 3 x threads} blocks are in flight it waits for the oldest one before it
+ * cuts another. If no pool thread has started the oldest block yet (the pool is busy with other work, or saturated),
+ * the calling thread compresses it itself instead of waiting, so a write always makes progress, even when it is called
+ * from a thread of the same pool. Memory held: at most {@code 3 x threads} block buffers of about the compressed plus
+ * uncompressed size of one block; they are kept for the next file and dropped if a huge datum made them oversized.
+ * With codec {@code null} nothing is compressed: the calling thread writes the datums straight from their pages.
+ *
+ * <h2>Codec contexts</h2>
+ * Compressors (deflaters, zstd contexts, xz array caches, and the like) are kept by the writer in a free list and reused
+ * by whichever thread compresses the next block; at most one per thread that compresses at the same time, so at most
+ * {@code pool threads + 1}. {@link #close()} releases them (the zstd contexts and deflaters hold native memory).
+ *
+ * <h2>Threads and ownership</h2>
+ * One instance writes one file at a time: {@link #write} must not be called concurrently on the same instance (it
+ * throws {@link IllegalStateException} if it is), but it may be called for many files one after another, from any
+ * thread. Several instances may share one pool and write concurrently. The caller owns the pool and the output stream:
+ * the writer never shuts the pool down and never closes the stream (it flushes it). Close the writer when no more files
+ * will be written with it, then shut the pool down. {@code datums} must not change while a write runs.
+ */
+public final class ParallelContainerWriter implements ContainerFileWriter, AutoCloseable {
+
+    /** Smallest and largest sync interval, as Avro's {@code DataFileWriter} accepts them. */
+    public static final int MIN_SYNC_INTERVAL = 32;
+    public static final int MAX_SYNC_INTERVAL = 1 << 30;
+    public static final int SYNC_SIZE = 16;
+    /** Blocks compressed or being compressed but not yet written, per pool thread. */
+    public static final int BLOCKS_IN_FLIGHT_PER_THREAD = 3;
+
+    private static final byte[] MAGIC = {'O', 'b', 'j', 1};
+    private static final byte[] SCHEMA_KEY = "avro.schema".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] CODEC_KEY = "avro.codec".getBytes(StandardCharsets.UTF_8);
+    /** A block's uncompressed size stays below this, so every codec's worst case still fits an array. */
+    private static final long MAX_BLOCK_BYTES = 1_500_000_000L;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final ExecutorService pool;
+    private final String codecName;
+    private final byte[] codecNameBytes;
+    private final int syncInterval;
+    private final int maxBlocksInFlight;
+    /** Null for codec {@code null}. */
+    private final Supplier<BlockCodecs.Compressor> compressorFactory;
+    private final Deque<BlockCodecs.Compressor> idleCompressors = new ConcurrentLinkedDeque<>();
+    /** Block buffers kept for the next blocks; touched only by the thread that is writing. */
+    private final ArrayDeque<Block> idleBlocks = new ArrayDeque<>();
+    private final AtomicBoolean writing = new AtomicBoolean();
+    private volatile boolean closed;
+
+    /**
+     * @param pool              compresses blocks; owned by the caller, may be shared with other writers and other work
+     * @param threads           the pool's thread count: sets how many blocks may be in flight ({@code 3 x threads})
+     * @param codecName         one of {@link AvroCodecs#NAMES}
+     * @param codecLevel        the codec's level, or -1 for its default (deflate 6, zstandard 3, xz 6)
+     * @param syncIntervalBytes uncompressed bytes per block, from {@value #MIN_SYNC_INTERVAL} to 2^30
+     * @throws IllegalArgumentException for an unknown codec, a level it does not take, or a bad interval; a codec whose
+     *                                  native library cannot load fails here too
+     */
+    public ParallelContainerWriter(ExecutorService pool, int threads, String codecName, int codecLevel,
+            int syncIntervalBytes) {
+        this(pool, codecName, codecLevel, syncIntervalBytes, BLOCKS_IN_FLIGHT_PER_THREAD * checkThreads(threads));
+    }
+
+    /** For tests: sets the number of blocks in flight directly. */
+    ParallelContainerWriter(ExecutorService pool, String codecName, int codecLevel, int syncIntervalBytes,
+            int maxBlocksInFlight) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        this.codecName = Objects.requireNonNull(codecName, "codecName");
+        if (syncIntervalBytes < MIN_SYNC_INTERVAL || syncIntervalBytes > MAX_SYNC_INTERVAL) {
+            throw new IllegalArgumentException("The sync interval must be from " + MIN_SYNC_INTERVAL + " to "
+                    + MAX_SYNC_INTERVAL + " bytes, not " + syncIntervalBytes);
+        }
+        if (maxBlocksInFlight < 1) {
+            throw new IllegalArgumentException("At least one block must be allowed in flight");
+        }
+        this.compressorFactory = BlockCodecs.factory(codecName, codecLevel);
+        this.codecNameBytes = codecName.getBytes(StandardCharsets.UTF_8);
+        this.syncInterval = syncIntervalBytes;
+        this.maxBlocksInFlight = maxBlocksInFlight;
+    }
+
+    private static int checkThreads(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, not " + threads);
+        }
+        return threads;
+    }
+
+    /** Writes the file with a random sync marker, as Avro does. */
+    @Override
+    public long write(Schema schema, DatumSource datums, OutputStream out) throws IOException {
+        byte[] sync = new byte[SYNC_SIZE];
+        RANDOM.nextBytes(sync);
+        return write(schema, datums, out, sync);
+    }
+
+    /**
+     * Writes one container file holding {@code datums} in their order, with the given sync marker; flushes {@code out}
+     * but does not close it.
+     *
+     * @param sync 16 bytes
+     * @return the number of bytes written to {@code out}
+     * @throws IOException if {@code out} fails or a block cannot be compressed; every block task of this file has
+     *                     finished when it is thrown, so the writer can be used again
+     */
+    public long write(Schema schema, DatumSource datums, OutputStream out, byte[] sync) throws IOException {
+        Objects.requireNonNull(schema, "schema");
+        Objects.requireNonNull(datums, "datums");
+        Objects.requireNonNull(out, "out");
+        if (sync.length != SYNC_SIZE) {
+            throw new IllegalArgumentException("The sync marker must be " + SYNC_SIZE + " bytes, not " + sync.length);
+        }
+        if (!writing.compareAndSet(false, true)) {
+            throw new IllegalStateException("This writer is writing another file: use one writer per thread");
+        }
+        try {
+            if (closed) {
+                throw new IllegalStateException("This writer is closed");
+            }
+            byte[] marker = sync.clone();
+            long written = writeHeader(schema, marker, out);
+            written += compressorFactory == null ? writeUncompressed(datums, marker, out)
+                    : writeCompressed(datums, marker, out);
+            out.flush();
+            return written;
+        } finally {
+            trimIdleBlocks();
+            writing.set(false);
+        }
+    }
+
+    /** Releases the compressors and buffers. Neither the pool nor any stream is touched. Idempotent. */
+    @Override
+    public void close() {
+        if (writing.get()) {
+            throw new IllegalStateException("Cannot close the writer while it writes a file");
+        }
+        closed = true;
+        idleBlocks.clear();
+        for (BlockCodecs.Compressor compressor; (compressor = idleCompressors.pollFirst()) != null;) {
+            compressor.close();
+        }
+    }
+
+    private long writeHeader(Schema schema, byte[] sync, OutputStream out) throws IOException {
+        byte[] schemaJson = schema.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] header = new byte[MAGIC.length + 6 * AvroLongs.MAX_SIZE + SCHEMA_KEY.length + schemaJson.length
+                + CODEC_KEY.length + codecNameBytes.length + SYNC_SIZE];
+        System.arraycopy(MAGIC, 0, header, 0, MAGIC.length);
+        int at = MAGIC.length;
+        at = AvroLongs.put(2, header, at); // one map block of two entries
+        at = putBytes(SCHEMA_KEY, header, at);
+        at = putBytes(schemaJson, header, at);
+        at = putBytes(CODEC_KEY, header, at);
+        at = putBytes(codecNameBytes, header, at);
+        at = AvroLongs.put(0, header, at); // end of the map
+        System.arraycopy(sync, 0, header, at, SYNC_SIZE);
+        at += SYNC_SIZE;
+        out.write(header, 0, at);
+        return at;
+    }
+
+    private static int putBytes(byte[] value, byte[] target, int at) {
+        at = AvroLongs.put(value.length, target, at);
+        System.arraycopy(value, 0, target, at, value.length);
+        return at + value.length;
+    }
+
+    /** The end (exclusive) of the block that starts at datum {@code first}: Avro's rule, see the class comment. */
+    private int blockEnd(DatumSource datums, int first) {
+        int count = datums.count();
+        int end = first;
+        long size = 0;
+        do {
+            size += datums.length(end++);
+        } while (end < count && size < syncInterval && size + datums.length(end) <= MAX_BLOCK_BYTES);
+        return end;
+    }
+
+    private static long sizeOf(DatumSource datums, int first, int end) {
+        long size = 0;
+        for (int i = first; i < end; i++) {
+            size += datums.length(i);
+        }
+        return size;
+    }
+
+    private long writeUncompressed(DatumSource datums, byte[] sync, OutputStream out) throws IOException {
+        byte[] head = new byte[2 * AvroLongs.MAX_SIZE];
+        long written = 0;
+        int count = datums.count();
+        for (int first = 0; first < count;) {
+            int end = blockEnd(datums, first);
+            long size = sizeOf(datums, first, end);
+            int headSize = AvroLongs.put(size, head, AvroLongs.put(end - first, head, 0));
+            out.write(head, 0, headSize);
+            // one write per run of datums lying back to back in a page
+            int i = first;
+            while (i < end) {
+                byte[] page = datums.page(i);
+                int runStart = datums.start(i);
+                int runEnd = runStart + datums.length(i);
+                i++;
+                while (i < end && datums.page(i) == page && datums.start(i) == runEnd) {
+                    runEnd += datums.length(i);
+                    i++;
+                }
+                out.write(page, runStart, runEnd - runStart);
+            }
+            out.write(sync, 0, SYNC_SIZE);
+            written += headSize + size + SYNC_SIZE;
+            first = end;
+        }
+        return written;
+    }
+
+    private long writeCompressed(DatumSource datums, byte[] sync, OutputStream out) throws IOException {
+        ArrayDeque<Block> inFlight = new ArrayDeque<>(maxBlocksInFlight);
+        boolean finished = false;
+        try {
+            long written = 0;
+            int count = datums.count();
+            for (int first = 0; first < count;) {
+                int end = blockEnd(datums, first);
+                while (inFlight.size() >= maxBlocksInFlight) {
+                    written += writeOldest(inFlight, out);
+                }
+                Block block = idleBlocks.isEmpty() ? new Block() : idleBlocks.pop();
+                block.prepare(datums, first, end, (int) sizeOf(datums, first, end), sync);
+                inFlight.addLast(block);
+                submit(block);
+                while (!inFlight.isEmpty() && inFlight.peekFirst().task.isDone()) {
+                    written += writeOldest(inFlight, out);
+                }
+                first = end;
+            }
+            while (!inFlight.isEmpty()) {
+                written += writeOldest(inFlight, out);
+            }
+            finished = true;
+            return written;
+        } finally {
+            if (!finished) {
+                abandon(inFlight);
+            }
+        }
+    }
+
+    private void submit(Block block) throws IOException {
+        block.task = new FutureTask<>(block);
+        try {
+            pool.execute(block.task);
+        } catch (RejectedExecutionException e) {
+            if (pool.isShutdown()) {
+                throw new IOException("The Avro writer's thread pool is shut down", e);
+            }
+            // a saturated pool: the task stays new, and writeOldest runs it on this thread
+        }
+    }
+
+    /** Waits for the oldest block (compressing it here if no pool thread has started it), then writes it. */
+    private long writeOldest(ArrayDeque<Block> inFlight, OutputStream out) throws IOException {
+        Block block = inFlight.peekFirst();
+        block.task.run(); // does nothing if a pool thread has started or finished it
+        try {
+            block.task.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while writing an Avro file");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException("Could not compress an Avro block with codec " + codecName + ": " + cause, cause);
+        }
+        inFlight.pollFirst();
+        int length = block.out.position() - block.frameStart;
+        out.write(block.out.array(), block.frameStart, length);
+        block.release();
+        idleBlocks.push(block);
+        return length;
+    }
+
+    /** After a failure: lets every block still in flight finish (doing nothing), so no task outlives the write. */
+    private void abandon(ArrayDeque<Block> inFlight) {
+        for (Block block : inFlight) {
+            block.abandoned = true;
+        }
+        boolean interrupted = Thread.interrupted();
+        for (Block block : inFlight) {
+            block.task.run();
+            while (true) {
+                try {
+                    block.task.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | CancellationException e) {
+                    break;
+                }
+            }
+            block.release();
+            idleBlocks.push(block);
+        }
+        inFlight.clear();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Drops block buffers a huge datum made much larger than a block usually needs. */
+    private void trimIdleBlocks() {
+        long limit = 2L * syncInterval + (1 << 16);
+        idleBlocks.removeIf(block -> block.out.capacity() > limit
+                || (block.gathered != null && block.gathered.length > limit));
+        while (idleBlocks.size() > maxBlocksInFlight) {
+            idleBlocks.pop();
+        }
+    }
+
+    private BlockCodecs.Compressor borrowCompressor() {
+        BlockCodecs.Compressor compressor = idleCompressors.pollFirst();
+        return compressor != null ? compressor : compressorFactory.get();
+    }
+
+    /** One block in flight: which datums, and the buffer its framed, compressed bytes go to. */
+    private final class Block implements Callable<Void> {
+        final BlockBuffer out = new BlockBuffer(256);
+        /** The block's datums copied back to back, when they do not already lie so in one page. */
+        byte[] gathered;
+        DatumSource datums;
+        int first;
+        int end;
+        int size;
+        byte[] sync;
+        volatile boolean abandoned;
+        FutureTask<Void> task;
+        int frameStart;
+
+        void prepare(DatumSource datums, int first, int end, int size, byte[] sync) {
+            this.datums = datums;
+            this.first = first;
+            this.end = end;
+            this.size = size;
+            this.sync = sync;
+            this.abandoned = false;
+        }
+
+        void release() {
+            datums = null;
+            task = null;
+        }
+
+        @Override
+        public Void call() throws IOException {
+            if (abandoned) {
+                return null;
+            }
+            byte[] source = datums.page(first);
+            int offset = datums.start(first);
+            int next = offset + datums.length(first);
+            for (int i = first + 1; i < end && source != null; i++) {
+                if (datums.page(i) == source && datums.start(i) == next) {
+                    next += datums.length(i);
+                } else {
+                    source = null;
+                }
+            }
+            if (source == null) { // not back to back in one page: copy them together
+                if (gathered == null || gathered.length < size) {
+                    gathered = new byte[Math.max(size, Math.min(syncInterval + (syncInterval >> 2), 1 << 24))];
+                }
+                int at = 0;
+                for (int i = first; i < end; i++) {
+                    int length = datums.length(i);
+                    System.arraycopy(datums.page(i), datums.start(i), gathered, at, length);
+                    at += length;
+                }
+                source = gathered;
+                offset = 0;
+            }
+            BlockCodecs.Compressor compressor = borrowCompressor();
+            boolean reusable = false;
+            try {
+                out.reset();
+                compressor.compress(source, offset, size, out);
+                reusable = true;
+            } finally {
+                if (reusable) {
+                    idleCompressors.offerFirst(compressor);
+                } else {
+                    compressor.close();
+                }
+            }
+            frameStart = out.frame(end - first, sync);
+            return null;
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.hivesink.batch;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import io.hivesink.avro.ByteSink;
+import io.hivesink.route.PartitionValues;
+import io.hivesink.route.TableRouter;
+
+/**
+ * Routes, partitions and encodes a run of records on an encoding thread. Thread-safe: the file groups of the open
+ * batch are shared by every chunk, so records of one group from different chunks end up in one file.
+ */
+final class ChunkEncoder {
+
+    private static final ThreadLocal<ByteSink> SINK = ThreadLocal.withInitial(() -> new ByteSink(1 << 20));
+
+    private final TableRouter router;
+    private final TableLayouts layouts;
+    private final Map<GroupKey, RecordGroup> groups = new ConcurrentHashMap<>();
+
+    ChunkEncoder(TableRouter router, TableLayouts layouts) {
+        this.router = router;
+        this.layouts = layouts;
+    }
+
+    EncodedChunk encode(List<SinkRecord> records) {
+        ByteSink sink = SINK.get();
+        sink.reset();
+        int[] ends = new int[records.size()];
+        RecordGroup[] groupOf = new RecordGroup[records.size()];
+        String lastTopic = null;
+        Schema lastSchema = null;
+        TableLayout layout = null;
+        int count = 0;
+        DataException failure = null;
+        for (SinkRecord record : records) {
+            int mark = sink.size();
+            try {
+                Struct value = requireStruct(record);
+                if (value.schema() != lastSchema || !record.topic().equals(lastTopic)) {
+                    layout = layouts.layoutFor(router.tableFor(record.topic()), value.schema());
+                    lastSchema = value.schema();
+                    lastTopic = record.topic();
+                }
+                PartitionValues partition = layout.partitioner().partitionOf(value);
+                TableLayout groupLayout = layout;
+                groupOf[count] = groups.computeIfAbsent(new GroupKey(layout, partition),
+                        k -> new RecordGroup(groupLayout, partition, null));
+                layout.encoder().encode(value, sink);
+            } catch (RuntimeException e) {
+                sink.truncate(mark);
+                failure = new DataException(describe(record) + ": " + e.getMessage(), e);
+                break;
+            }
+            ends[count++] = sink.size();
+        }
+        byte[] data = Arrays.copyOf(sink.array(), sink.size());
+        if (sink.array().length > (4 << 20)) {
+            SINK.remove(); // do not keep a buffer grown by a rare huge chunk
+        }
+        return new EncodedChunk(data, count == ends.length ? ends : Arrays.copyOf(ends, count),
+                count == groupOf.length ? groupOf : Arrays.copyOf(groupOf, count), count, failure);
+    }
+
+    /** Forgets the file groups of a closed or dropped batch. */
+    void reset() {
+        groups.clear();
+    }
+
+    private static Struct requireStruct(SinkRecord record) {
+        if (record.value() == null) {
+            throw new DataException("the record has a null value (a tombstone). Tombstones cannot be stored in a "
+                    + "Hive table; drop them before the sink, for example with the Filter transform and the "
+                    + "RecordIsTombstone predicate.");
+        }
+        Schema schema = record.valueSchema();
+        if (schema == null) {
+            throw new DataException("the record value has no schema (schemaless data). Use a converter that "
+                    + "carries schemas: JsonConverter with value.converter.schemas.enable=true, or an Avro "
+                    + "converter.");
+        }
+        if (!(record.value() instanceof Struct struct)) {
+            throw new DataException("the record value is a " + schema.type() + ", not a Struct. Each record must be "
+                    + "a structure whose fields become table columns; wrap primitives with the HoistField "
+                    + "transform.");
+        }
+        return struct;
+    }
+
+    static String describe(SinkRecord record) {
+        return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="
+                + record.kafkaOffset();
+    }
+
+    private record GroupKey(TableLayout layout, PartitionValues partition) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof GroupKey other && layout == other.layout && partition.equals(other.partition);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * System.identityHashCode(layout) + Objects.hashCode(partition);
+        }
+    }
+}
