@@ -1,5 +1,8 @@
 package io.hivesink.avro;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -9,6 +12,11 @@ import java.util.Arrays;
  * buffering layers.
  */
 public final class ByteSink {
+
+    private static final VarHandle INT_LE =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private byte[] buf;
     private int pos;
@@ -77,19 +85,14 @@ public final class ByteSink {
 
     public void writeFloat(float f) {
         ensure(4);
-        int bits = Float.floatToRawIntBits(f);
-        buf[pos++] = (byte) bits;
-        buf[pos++] = (byte) (bits >>> 8);
-        buf[pos++] = (byte) (bits >>> 16);
-        buf[pos++] = (byte) (bits >>> 24);
+        INT_LE.set(buf, pos, Float.floatToRawIntBits(f));
+        pos += 4;
     }
 
     public void writeDouble(double d) {
         ensure(8);
-        long bits = Double.doubleToRawLongBits(d);
-        for (int shift = 0; shift < 64; shift += 8) {
-            buf[pos++] = (byte) (bits >>> shift);
-        }
+        LONG_LE.set(buf, pos, Double.doubleToRawLongBits(d));
+        pos += 8;
     }
 
     public void writeBytes(byte[] bytes, int offset, int length) {

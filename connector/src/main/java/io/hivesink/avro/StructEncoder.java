@@ -51,39 +51,107 @@ public final class StructEncoder {
         root.write(value, out);
     }
 
+    /**
+     * A record's fields in one loop: primitives are encoded inline by a switch on their kind, so the hot path has no
+     * megamorphic calls; only nested arrays, maps and records go through a writer object.
+     */
     private static final class RecordWriter implements ValueWriter {
-        private final Field[] fields;
-        private final ValueWriter[] writers;
+        static final byte INT = 0;
+        static final byte LONG = 1;
+        static final byte FLOAT = 2;
+        static final byte DOUBLE = 3;
+        static final byte BOOLEAN = 4;
+        static final byte STRING = 5;
+        static final byte OTHER = 6;
 
-        RecordWriter(Field[] fields, ValueWriter[] writers) {
+        private final Field[] fields;
+        private final byte[] kinds;
+        /** Union branch index of null, or -1 when the field is not nullable. */
+        private final int[] nullBranch;
+        private final ValueWriter[] others;
+        private final String[] paths;
+
+        RecordWriter(Field[] fields, byte[] kinds, int[] nullBranch, ValueWriter[] others, String[] paths) {
             this.fields = fields;
-            this.writers = writers;
+            this.kinds = kinds;
+            this.nullBranch = nullBranch;
+            this.others = others;
+            this.paths = paths;
         }
 
         @Override
         public void write(Object value, ByteSink out) {
             Struct struct = (Struct) value;
             for (int i = 0; i < fields.length; i++) {
-                writers[i].write(struct.get(fields[i]), out);
+                Object v = struct.get(fields[i]);
+                int nullIndex = nullBranch[i];
+                if (v == null) {
+                    if (nullIndex < 0) {
+                        throw new DataException("Field " + paths[i] + " is null but its schema is not optional.");
+                    }
+                    out.writeInt(nullIndex);
+                    continue;
+                }
+                if (nullIndex >= 0) {
+                    out.writeInt(1 - nullIndex);
+                }
+                switch (kinds[i]) {
+                    case INT -> out.writeInt(((Number) v).intValue());
+                    case LONG -> out.writeLong(((Number) v).longValue());
+                    case FLOAT -> out.writeFloat(((Number) v).floatValue());
+                    case DOUBLE -> out.writeDouble(((Number) v).doubleValue());
+                    case BOOLEAN -> out.writeBoolean((Boolean) v);
+                    case STRING -> out.writeString((String) v);
+                    default -> others[i].write(v, out);
+                }
             }
         }
     }
 
     private static RecordWriter record(org.apache.kafka.connect.data.Schema connect, Schema avro, String path) {
         List<Schema.Field> avroFields = avro.getFields();
-        Field[] fields = new Field[avroFields.size()];
-        ValueWriter[] writers = new ValueWriter[avroFields.size()];
-        for (int i = 0; i < fields.length; i++) {
+        int n = avroFields.size();
+        Field[] fields = new Field[n];
+        byte[] kinds = new byte[n];
+        int[] nullBranch = new int[n];
+        ValueWriter[] others = new ValueWriter[n];
+        String[] paths = new String[n];
+        for (int i = 0; i < n; i++) {
             Schema.Field avroField = avroFields.get(i);
             Field field = connect.field(avroField.name());
             if (field == null) {
                 throw new IllegalArgumentException("Avro field " + avroField.name() + " has no Connect field");
             }
             fields[i] = field;
-            writers[i] = value(field.schema(), avroField.schema(), path.isEmpty() ? field.name()
-                    : path + "." + field.name());
+            paths[i] = path.isEmpty() ? field.name() : path + "." + field.name();
+            Schema fieldSchema = avroField.schema();
+            nullBranch[i] = -1;
+            if (fieldSchema.getType() == Schema.Type.UNION) {
+                nullBranch[i] = fieldSchema.getTypes().get(0).getType() == Schema.Type.NULL ? 0 : 1;
+                fieldSchema = fieldSchema.getTypes().get(1 - nullBranch[i]);
+            }
+            kinds[i] = kind(field.schema());
+            if (kinds[i] == RecordWriter.OTHER) {
+                others[i] = nonNull(field.schema(), fieldSchema, paths[i]);
+            }
         }
-        return new RecordWriter(fields, writers);
+        return new RecordWriter(fields, kinds, nullBranch, others, paths);
+    }
+
+    /** The inline kind of a plain (non-logical) primitive, or OTHER. */
+    private static byte kind(org.apache.kafka.connect.data.Schema connect) {
+        if (connect.name() != null && connect.name().startsWith("org.apache.kafka.connect.data.")) {
+            return RecordWriter.OTHER; // Decimal, Date, Time, Timestamp
+        }
+        return switch (connect.type()) {
+            case INT8, INT16, INT32 -> RecordWriter.INT;
+            case INT64 -> RecordWriter.LONG;
+            case FLOAT32 -> RecordWriter.FLOAT;
+            case FLOAT64 -> RecordWriter.DOUBLE;
+            case BOOLEAN -> RecordWriter.BOOLEAN;
+            case STRING -> RecordWriter.STRING;
+            default -> RecordWriter.OTHER;
+        };
     }
 
     private static ValueWriter value(org.apache.kafka.connect.data.Schema connect, Schema avro, String path) {

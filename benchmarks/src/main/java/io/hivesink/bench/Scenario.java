@@ -1,0 +1,141 @@
+package io.hivesink.bench;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import org.apache.avro.Schema;
+import org.apache.avro.file.DataFileWriter;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import io.hivesink.avro.AvroCodecFactories;
+import io.hivesink.avro.ConnectSchemaMapper;
+import io.hivesink.avro.ConnectValueConverter;
+import io.hivesink.avro.container.ParallelContainerWriter;
+import io.hivesink.batch.Batch;
+import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.RecordGroup;
+import io.hivesink.batch.TableLayouts;
+import io.hivesink.route.TableRouter;
+
+/** One way of turning a batch of Connect records into an Avro container file. */
+public enum Scenario {
+
+    /** (a) Struct to GenericRecord, then Avro's DataFileWriter with its defaults. */
+    AVRO_DEFAULT("a: Struct->GenericRecord->DataFileWriter"),
+    /** (b) the same with a buffered BinaryEncoder. */
+    AVRO_BUFFERED("b: same, buffered encoder"),
+    /** (c) hive-sink: compiled encoder in the background, parallel compression, blocks in order. */
+    HIVE_SINK("c: hive-sink pipeline");
+
+    final String label;
+
+    Scenario(String label) {
+        this.label = label;
+    }
+
+    /** Prepared input of one run: what Connect would hand the task. */
+    public record Input(org.apache.kafka.connect.data.Schema connectSchema, Schema avroSchema,
+            List<Struct> structs, List<SinkRecord> sinkRecords) {
+
+        public static Input of(BenchData.DataSet set, int count, long seed) {
+            org.apache.kafka.connect.data.Schema connect = BenchData.connectSchema(BenchData.avroSchema(set));
+            List<Struct> structs = BenchData.records(connect, count, seed);
+            List<SinkRecord> sinkRecords = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                sinkRecords.add(new SinkRecord("bench", 0, null, null, connect, structs.get(i), i));
+            }
+            Schema avro = ConnectSchemaMapper.toAvro(connect, "bench", "bench", Set.of());
+            return new Input(connect, avro, structs, sinkRecords);
+        }
+    }
+
+    /** Writes the whole input as one file to {@code out}; returns the file's size. */
+    public long run(Input input, String codec, int threads, ExecutorService pool, OutputStream out)
+            throws IOException {
+        return switch (this) {
+            case AVRO_DEFAULT, AVRO_BUFFERED -> avro(input, codec, out);
+            case HIVE_SINK -> hiveSink(input, codec, threads, pool, out);
+        };
+    }
+
+    private long avro(Input input, String codec, OutputStream out) throws IOException {
+        CountingStream counting = new CountingStream(out);
+        try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(input.avroSchema()))) {
+            writer.setCodec(AvroCodecFactories.create(codec, -1));
+            if (this == AVRO_BUFFERED) {
+                writer.setEncoder(stream -> EncoderFactory.get().binaryEncoder(stream, null));
+            }
+            writer.create(input.avroSchema(), counting);
+            for (Struct struct : input.structs()) {
+                writer.append(ConnectValueConverter.convertRecord(struct, input.avroSchema()));
+            }
+        }
+        return counting.count;
+    }
+
+    private static long hiveSink(Input input, String codec, int threads, ExecutorService pool, OutputStream out)
+            throws IOException {
+        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench", List.of()),
+                "bench", pool, 2 * threads + 2);
+        int delivered = 0;
+        for (SinkRecord record : input.sinkRecords()) {
+            buffer.add(record, 0);
+            if (++delivered % 500 == 0) {
+                buffer.submitPending(); // Connect hands records over in polls of max.poll.records (500)
+            }
+        }
+        Batch batch = buffer.drain();
+        CountingStream counting = new CountingStream(out);
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, 1 << 20)) {
+            for (RecordGroup group : batch.groups()) {
+                writer.write(group.layout().avroSchema(), group.datums(), counting);
+            }
+        }
+        return counting.count;
+    }
+
+    public static ExecutorService pool(int threads) {
+        return Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "bench-worker");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Counts bytes and drops them: the benchmark measures the writer, not the disk. */
+    static final class CountingStream extends OutputStream {
+        private final OutputStream out;
+        long count;
+
+        CountingStream(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            count += len;
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+    }
+}

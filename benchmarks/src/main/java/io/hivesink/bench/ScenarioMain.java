@@ -1,0 +1,86 @@
+package io.hivesink.bench;
+
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import io.hivesink.batch.Batch;
+import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.TableLayouts;
+import io.hivesink.route.TableRouter;
+
+/**
+ * Runs one scenario in this JVM and prints one {@code RESULT} line per measured iteration. Started by
+ * {@link WriterBenchmark}, one JVM per scenario.
+ *
+ * <pre>ScenarioMain DATASET RECORDS CODEC SCENARIO|heap THREADS WARMUPS ITERATIONS</pre>
+ */
+public final class ScenarioMain {
+
+    private ScenarioMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchData.DataSet set = BenchData.DataSet.valueOf(args[0]);
+        int records = Integer.parseInt(args[1]);
+        String codec = args[2];
+        String scenario = args[3];
+        int threads = Integer.parseInt(args[4]);
+        int warmups = Integer.parseInt(args[5]);
+        int iterations = Integer.parseInt(args[6]);
+
+        Scenario.Input input = Scenario.Input.of(set, records, 42);
+        ExecutorService pool = Scenario.pool(threads);
+        if (scenario.equals("heap")) {
+            heap(input, threads, pool);
+            return;
+        }
+        Scenario kind = Scenario.valueOf(scenario);
+        for (int i = 0; i < warmups + iterations; i++) {
+            System.gc();
+            long start = System.nanoTime();
+            long bytes = kind.run(input, codec, threads, pool, OutputStream.nullOutputStream());
+            long micros = (System.nanoTime() - start) / 1_000;
+            if (i >= warmups) {
+                System.out.println("RESULT " + micros + " " + bytes);
+            }
+        }
+        System.exit(0);
+    }
+
+    /** Heap held by a closed batch per record, against the records' encoded size, measured after full GCs. */
+    private static void heap(Scenario.Input input, int threads, ExecutorService pool) throws Exception {
+        // warm up, so that classes and thread-local buffers are in place before the baseline
+        fill(input.sinkRecords().subList(0, Math.min(20_000, input.sinkRecords().size())), threads, pool);
+        long before = usedAfterGc();
+        Batch batch = fill(input.sinkRecords(), threads, pool);
+        long after = usedAfterGc();
+        long encoded = batch.bytes();
+        long held = after - before;
+        System.out.println("HEAP " + batch.records() + " " + encoded + " " + held); // the batch is live until here
+        System.exit(0);
+    }
+
+    private static Batch fill(List<SinkRecord> records, int threads, ExecutorService pool) {
+        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench", List.of()),
+                "bench", pool, 2 * threads + 2);
+        for (SinkRecord record : records) {
+            buffer.add(record, 0);
+        }
+        return buffer.drain();
+    }
+
+    private static long usedAfterGc() throws InterruptedException {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return memory.getHeapMemoryUsage().getUsed();
+    }
+}

@@ -1,0 +1,72 @@
+package io.hivesink.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.file.SeekableByteArrayInput;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.junit.jupiter.api.Test;
+
+/** The benchmark compares like with like: every scenario writes the same records, in the same order. */
+class ScenariosAgreeTest {
+
+    @Test
+    void everyScenarioWritesTheSameRecordsInOrder() throws Exception {
+        for (BenchData.DataSet set : BenchData.DataSet.values()) {
+            Scenario.Input input = Scenario.Input.of(set, 3_000, 7);
+            ExecutorService pool = Scenario.pool(2);
+            try {
+                List<String> expected = null;
+                for (Scenario scenario : Scenario.values()) {
+                    for (String codec : List.of("snappy", "zstandard")) {
+                        ByteArrayOutputStream out = new ByteArrayOutputStream();
+                        long size = scenario.run(input, codec, 2, pool, out);
+                        assertEquals(out.size(), size, scenario + " reports the bytes it wrote");
+                        List<String> records = read(out.toByteArray(), codec);
+                        assertEquals(input.structs().size(), records.size(), scenario + " " + codec);
+                        if (expected == null) {
+                            expected = records;
+                        }
+                        assertEquals(expected, records, scenario + " " + codec + " on " + set);
+                    }
+                }
+                assertTrue(expected.get(0).contains("\"symbol\"") || set == BenchData.DataSet.WIDE300);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void dataIsSeededAndNotOneRepeatedRecord() {
+        org.apache.kafka.connect.data.Schema schema =
+                BenchData.connectSchema(BenchData.avroSchema(BenchData.DataSet.WIDE300));
+        assertEquals(300, schema.fields().size());
+        var first = BenchData.records(schema, 50, 1);
+        assertEquals(first, BenchData.records(schema, 50, 1));
+        assertEquals(50, first.stream().distinct().count());
+        long nulls = first.stream().flatMap(s -> schema.fields().stream()
+                .filter(f -> f.schema().isOptional()).map(s::get)).filter(v -> v == null).count();
+        long optional = 50L * schema.fields().stream().filter(f -> f.schema().isOptional()).count();
+        assertTrue(nulls > optional / 10 && nulls < optional / 3, nulls + " nulls of " + optional);
+    }
+
+    private static List<String> read(byte[] file, String codec) throws Exception {
+        List<String> records = new ArrayList<>();
+        try (DataFileReader<GenericRecord> reader = new DataFileReader<>(new SeekableByteArrayInput(file),
+                new GenericDatumReader<>())) {
+            assertEquals(codec, reader.getMetaString("avro.codec"));
+            for (GenericRecord record : reader) {
+                records.add(record.toString());
+            }
+        }
+        return records;
+    }
+}
