@@ -112,21 +112,21 @@ public final class ByteSink {
         if (length < 64) {
             // short ASCII strings, the common case, go straight in without an intermediate array
             ensure(length + 1);
-            int start = pos;
-            buf[pos++] = (byte) (length << 1);
+            byte[] b = buf;
+            int p = pos + 1;
             int i = 0;
-            while (i < length) {
+            for (; i < length; i++) {
                 char c = s.charAt(i);
                 if (c >= 0x80) {
                     break;
                 }
-                buf[pos++] = (byte) c;
-                i++;
+                b[p + i] = (byte) c;
             }
             if (i == length) {
+                b[pos] = (byte) (length << 1);
+                pos = p + length;
                 return;
             }
-            pos = start;
         }
         byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
         writeBytes(utf8, 0, utf8.length);

@@ -26,8 +26,16 @@ import io.hivesink.route.TableRouter;
  */
 public final class BatchBuffer {
 
-    /** Records per encoding chunk: large enough to amortise the hand-off, small enough to spread over threads. */
-    static final int CHUNK_RECORDS = 1024;
+    /**
+     * Encoded bytes per chunk: large enough to amortise the hand-off, small enough to spread over threads and to
+     * stay a regular object for G1 (arrays of half a region or more are "humongous" and waste the rest of their
+     * regions; regions are at least 1 MiB).
+     */
+    static final int CHUNK_BYTES = 256 * 1024;
+    /** Records per chunk while the record size is not known yet, and the bounds once it is. */
+    static final int FIRST_CHUNK_RECORDS = 256;
+    static final int MIN_CHUNK_RECORDS = 16;
+    static final int MAX_CHUNK_RECORDS = 4096;
 
     private final ChunkEncoder encoder;
     private final ExecutorService pool;
@@ -38,6 +46,10 @@ public final class BatchBuffer {
     private int chunksChecked;
     private List<SinkRecord> pending = new ArrayList<>();
     private final AtomicLong encodedBytes = new AtomicLong();
+    /** Over the task's life, for the average record size. */
+    private final AtomicLong observedBytes = new AtomicLong();
+    private final AtomicLong observedRecords = new AtomicLong();
+    private int chunkRecords = FIRST_CHUNK_RECORDS;
     private final AtomicLong retainedBytes = new AtomicLong();
     private final Map<TopicPartition, Long> nextOffsets = new HashMap<>();
     private final Map<TopicPartition, Long> batchNextOffsets = new HashMap<>();
@@ -80,7 +92,7 @@ public final class BatchBuffer {
         nextOffsets.put(tp, record.kafkaOffset() + 1);
         batchNextOffsets.put(tp, record.kafkaOffset() + 1);
         batchFirstOffsets.putIfAbsent(tp, record.kafkaOffset());
-        if (pending.size() >= CHUNK_RECORDS) {
+        if (pending.size() >= chunkRecords) {
             submitPending();
         }
         return true;
@@ -93,13 +105,16 @@ public final class BatchBuffer {
             return;
         }
         List<SinkRecord> chunk = pending;
-        pending = new ArrayList<>(CHUNK_RECORDS);
+        chunkRecords = chunkRecordsForObservedSize();
+        pending = new ArrayList<>(chunkRecords);
         chunksInFlight.acquireUninterruptibly();
         try {
             chunks.add(pool.submit(() -> {
                 try {
                     EncodedChunk encoded = encoder.encode(chunk);
                     encodedBytes.addAndGet(encoded.data.length);
+                    observedBytes.addAndGet(encoded.data.length);
+                    observedRecords.addAndGet(encoded.count);
                     retainedBytes.addAndGet(encoded.retainedBytes());
                     return encoded;
                 } finally {
@@ -110,6 +125,15 @@ public final class BatchBuffer {
             chunksInFlight.release();
             throw e;
         }
+    }
+
+    private int chunkRecordsForObservedSize() {
+        long count = observedRecords.get();
+        if (count == 0) {
+            return chunkRecords;
+        }
+        long averageBytes = Math.max(1, observedBytes.get() / count);
+        return (int) Math.max(MIN_CHUNK_RECORDS, Math.min(MAX_CHUNK_RECORDS, CHUNK_BYTES / averageBytes));
     }
 
     public boolean isEmpty() {
