@@ -17,7 +17,7 @@ import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.hivesink.avro.SerialContainerWriter;
+import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
@@ -45,6 +45,7 @@ public class HiveSinkTask extends SinkTask {
     private final LongSupplier clock;
     private FileSystem fs;
     private ExecutorService workers;
+    private ParallelContainerWriter writer;
     private BatchBuffer buffer;
     private FlushPolicy flushPolicy;
     private BatchCommitter committer;
@@ -80,14 +81,15 @@ public class HiveSinkTask extends SinkTask {
                 config.metastoreSslEnabled(), config.metastoreTruststorePath(),
                 config.metastoreTruststorePassword().value()), hadoopConf);
         HiveTables tables = new HiveTables(metastore, config.database(), warehouseUri);
-        committer = new SerialBatchCommitter(tables, metastore, staging,
-                new SerialContainerWriter(config.codecName(), config.codecLevel(), config.syncIntervalBytes()));
+        int threads = config.writerThreads();
+        workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
+        writer = new ParallelContainerWriter(workers, threads, config.codecName(), config.codecLevel(),
+                config.syncIntervalBytes());
+        committer = new SerialBatchCommitter(tables, metastore, staging, writer);
 
         // Unique per task run, so file names never collide with an earlier run's files.
         String batchIdPrefix = TableRouter.hiveSafeName(connectorName) + "-t" + taskId + "-"
                 + Long.toString(clock.getAsLong(), 36);
-        int threads = config.writerThreads();
-        workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
         buffer = new BatchBuffer(new TableRouter(config.tableMap()),
                 new TableLayouts(config.database(), config.partitionFields()), batchIdPrefix, workers,
                 2 * threads + 2);
@@ -178,6 +180,9 @@ public class HiveSinkTask extends SinkTask {
             } catch (RuntimeException e) {
                 log.warn("Closing the metastore client failed", e);
             }
+        }
+        if (writer != null) {
+            writer.close();
         }
         if (workers != null) {
             workers.shutdownNow();

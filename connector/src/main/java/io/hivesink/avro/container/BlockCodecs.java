@@ -183,12 +183,16 @@ final class BlockCodecs {
     }
 
     /**
-     * An xz stream per block (LZMA2 at the preset level, CRC64 check), as Avro's {@code XZCodec} writes through
-     * commons-compress. The encoder's large arrays (dictionary, hash chains: about 94 MiB at level 6) come from an
+     * An xz stream per block (LZMA2 at the preset level, CRC64 check), the format Avro's {@code XZCodec} reads. Two
+     * differences from Avro's bytes, none in what readers get: the dictionary is capped at the block's size rounded up
+     * to a power of two (a dictionary larger than the data gains nothing, and costs every writer and reader its full
+     * size: at level 6, 8 MiB of dictionary and about 94 MiB of encoder arrays per block for Avro), and the stream has
+     * no flush point before its end (Avro's, through commons-compress 1.28, has one). The encoder's arrays come from an
      * {@link BasicArrayCache} owned by this compressor, so they are allocated once, not per block.
      */
     static final class XzCompressor implements Compressor {
         private final LZMA2Options options;
+        private final int presetDictSize;
         private final BasicArrayCache arrays = new BasicArrayCache();
 
         XzCompressor(int level) {
@@ -197,10 +201,19 @@ final class BlockCodecs {
             } catch (UnsupportedOptionsException e) {
                 throw new IllegalArgumentException("xz level " + level + ": " + e.getMessage(), e);
             }
+            presetDictSize = options.getDictSize();
+        }
+
+        static int dictSize(int presetDictSize, int len) {
+            if (len >= presetDictSize) {
+                return presetDictSize;
+            }
+            return Math.max(LZMA2Options.DICT_SIZE_MIN, len <= 1 ? 0 : Integer.highestOneBit(len - 1) << 1);
         }
 
         @Override
         public void compress(byte[] src, int off, int len, BlockBuffer out) throws IOException {
+            options.setDictSize(dictSize(presetDictSize, len));
             XZOutputStream xz = new XZOutputStream(out, options, XZ.CHECK_CRC64, arrays);
             xz.write(src, off, len);
             xz.finish(); // also gives the arrays back to the cache

@@ -36,9 +36,10 @@ import io.hivesink.config.AvroCodecs;
  * schema, codec, level, sync interval and sync marker: not on the thread count or timing. Blocks are cut where Avro's
  * {@code DataFileWriter} cuts them: a datum is appended to the open block, and the block is closed as soon as its
  * uncompressed size reaches {@code syncIntervalBytes}; a datum is never split, so a datum larger than the interval
- * makes a block of its own. With codec {@code null} (and, as the tests show, deflate, snappy, xz and bzip2) the file is
- * byte for byte what {@code DataFileWriter.appendEncoded} writes for the same sync marker; zstandard frames differ only
- * in carrying their content size.
+ * makes a block of its own. With codec {@code null}, deflate, snappy or bzip2 the file is byte for byte what
+ * {@code DataFileWriter.appendEncoded} writes for the same sync marker and sync interval. Zstandard and xz blocks hold
+ * the same data in a slightly different but standard encoding (see {@link BlockCodecs}): zstd frames that carry their
+ * content size, xz streams whose dictionary is no larger than the block.
  *
  * <h2>Parallelism, order and memory</h2>
  * The calling thread cuts blocks and hands each to the pool as a task that gathers the block's datums into one array
@@ -177,13 +178,17 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
     /** Releases the compressors and buffers. Neither the pool nor any stream is touched. Idempotent. */
     @Override
     public void close() {
-        if (writing.get()) {
+        if (!writing.compareAndSet(false, true)) {
             throw new IllegalStateException("Cannot close the writer while it writes a file");
         }
-        closed = true;
-        idleBlocks.clear();
-        for (BlockCodecs.Compressor compressor; (compressor = idleCompressors.pollFirst()) != null;) {
-            compressor.close();
+        try {
+            closed = true;
+            idleBlocks.clear();
+            for (BlockCodecs.Compressor compressor; (compressor = idleCompressors.pollFirst()) != null;) {
+                compressor.close();
+            }
+        } finally {
+            writing.set(false);
         }
     }
 
@@ -414,7 +419,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
             }
             if (source == null) { // not back to back in one page: copy them together
                 if (gathered == null || gathered.length < size) {
-                    gathered = new byte[Math.max(size, Math.min(syncInterval + (syncInterval >> 2), 1 << 24))];
+                    gathered = new byte[size + (size >> 3)];
                 }
                 int at = 0;
                 for (int i = first; i < end; i++) {
