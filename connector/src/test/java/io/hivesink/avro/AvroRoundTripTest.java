@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -32,6 +34,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
+import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.config.AvroCodecs;
 
 class AvroRoundTripTest {
@@ -142,13 +145,18 @@ class AvroRoundTripTest {
     @ParameterizedTest
     @ValueSource(strings = {AvroCodecs.NULL, AvroCodecs.DEFLATE, AvroCodecs.SNAPPY, AvroCodecs.ZSTANDARD,
             AvroCodecs.BZIP2, AvroCodecs.XZ})
-    void writesContainerFilesAvroReadsBackInOrder(String codec) throws Exception {
+    void encodedRecordsWrittenInParallelReadBackInOrder(String codec) throws Exception {
         Schema avro = avroSchema();
         EncodedDatums datums = encode(avro, 500);
         int count = datums.count();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        long written = new SerialContainerWriter(codec, -1, 4096).write(avro, datums, out);
-        assertEquals(out.size(), written);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, codec, -1, 4096)) {
+            long written = writer.write(avro, datums, out);
+            assertEquals(out.size(), written);
+        } finally {
+            pool.shutdownNow();
+        }
 
         try (DataFileReader<GenericRecord> reader = new DataFileReader<>(
                 new SeekableByteArrayInput(out.toByteArray()), new GenericDatumReader<>())) {

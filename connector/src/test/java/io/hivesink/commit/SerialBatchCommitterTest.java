@@ -31,7 +31,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.hivesink.avro.SerialContainerWriter;
+import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.TableLayouts;
 import io.hivesink.fs.StagingArea;
@@ -150,7 +150,7 @@ class SerialBatchCommitterTest {
                     "test-t0-" + System.nanoTime(), ForkJoinPool.commonPool(), 4);
             committer = new SerialBatchCommitter(new HiveTables(metastore, "db", warehouse), metastore,
                     new StagingArea(fs, new org.apache.hadoop.fs.Path("file://" + dir.resolve("staging"))),
-                    new SerialContainerWriter("deflate", -1, 1024));
+                    new ParallelContainerWriter(ForkJoinPool.commonPool(), 2, "deflate", -1, 1024));
         }
     }
 
