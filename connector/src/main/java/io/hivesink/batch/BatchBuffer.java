@@ -51,9 +51,9 @@ public final class BatchBuffer {
     private final AtomicLong observedRecords = new AtomicLong();
     private int chunkRecords = FIRST_CHUNK_RECORDS;
     private final AtomicLong retainedBytes = new AtomicLong();
-    private final Map<TopicPartition, Long> nextOffsets = new HashMap<>();
-    private final Map<TopicPartition, Long> batchNextOffsets = new HashMap<>();
-    private final Map<TopicPartition, Long> batchFirstOffsets = new HashMap<>();
+    private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
+    /** Consecutive records mostly come from one partition: its progress is at hand without a look-up. */
+    private PartitionProgress lastProgress;
     private long batchSequence;
     private long records;
     private long openedAtMs;
@@ -79,9 +79,9 @@ public final class BatchBuffer {
      *     last call
      */
     public boolean add(SinkRecord record, long nowMs) {
-        TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
-        Long expected = nextOffsets.get(tp);
-        if (expected != null && record.kafkaOffset() < expected) {
+        PartitionProgress partition = progressOf(record);
+        long offset = record.kafkaOffset();
+        if (offset < partition.next) {
             return false;
         }
         if (records == 0) {
@@ -89,13 +89,25 @@ public final class BatchBuffer {
         }
         pending.add(record);
         records++;
-        nextOffsets.put(tp, record.kafkaOffset() + 1);
-        batchNextOffsets.put(tp, record.kafkaOffset() + 1);
-        batchFirstOffsets.putIfAbsent(tp, record.kafkaOffset());
+        partition.next = offset + 1;
+        if (partition.batchFirst < 0) {
+            partition.batchFirst = offset;
+        }
         if (pending.size() >= chunkRecords) {
             submitPending();
         }
         return true;
+    }
+
+    private PartitionProgress progressOf(SinkRecord record) {
+        PartitionProgress last = lastProgress;
+        if (last != null && last.tp.partition() == record.kafkaPartition()
+                && last.tp.topic().equals(record.topic())) {
+            return last;
+        }
+        TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
+        lastProgress = progress.computeIfAbsent(tp, PartitionProgress::new);
+        return lastProgress;
     }
 
     /** Starts encoding the records taken since the last chunk, and reports a bad record found by then. */
@@ -187,8 +199,14 @@ public final class BatchBuffer {
             for (RecordGroup group : order) {
                 groups.add(new RecordGroup(group.layout(), group.partition(), datums.get(group)));
             }
+            Map<TopicPartition, Long> nextOffsets = new HashMap<>();
+            for (PartitionProgress partition : progress.values()) {
+                if (partition.batchFirst >= 0) {
+                    nextOffsets.put(partition.tp, partition.next);
+                }
+            }
             String id = batchIdPrefix + "-" + (++batchSequence);
-            return new Batch(id, groups, batchNextOffsets, records, encodedBytes.get());
+            return new Batch(id, groups, nextOffsets, records, encodedBytes.get());
         } finally {
             reset();
         }
@@ -201,7 +219,12 @@ public final class BatchBuffer {
      * @return per partition that had records in the dropped batch, the offset of its first dropped record
      */
     public Map<TopicPartition, Long> discard() {
-        Map<TopicPartition, Long> dropped = new HashMap<>(batchFirstOffsets);
+        Map<TopicPartition, Long> dropped = new HashMap<>();
+        for (PartitionProgress partition : progress.values()) {
+            if (partition.batchFirst >= 0) {
+                dropped.put(partition.tp, partition.batchFirst);
+            }
+        }
         awaitChunks();
         reset();
         forget(dropped.keySet());
@@ -211,8 +234,9 @@ public final class BatchBuffer {
     /** Forgets where the given partitions stood (they were revoked or rewound). */
     public void forget(java.util.Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
-            nextOffsets.remove(tp);
+            progress.remove(tp);
         }
+        lastProgress = null;
     }
 
     private List<EncodedChunk> awaitChunks() {
@@ -250,10 +274,22 @@ public final class BatchBuffer {
         chunksChecked = 0;
         pending = new ArrayList<>();
         encoder.reset();
-        batchNextOffsets.clear();
-        batchFirstOffsets.clear();
+        for (PartitionProgress partition : progress.values()) {
+            partition.batchFirst = -1;
+        }
         records = 0;
         encodedBytes.set(0);
         retainedBytes.set(0);
+    }
+
+    /** Where one Kafka partition stands: the next offset expected, and the first offset in the open batch. */
+    private static final class PartitionProgress {
+        final TopicPartition tp;
+        long next = -1;
+        long batchFirst = -1;
+
+        PartitionProgress(TopicPartition tp) {
+            this.tp = tp;
+        }
     }
 }
