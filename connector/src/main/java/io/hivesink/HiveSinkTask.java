@@ -196,9 +196,4 @@ public class HiveSinkTask extends SinkTask {
         }
     }
 
-    /** Visible for tests. */
-    Map<TopicPartition, Long> committedOffsets() {
-        return Map.copyOf(committedOffsets);
-    }
-
 }

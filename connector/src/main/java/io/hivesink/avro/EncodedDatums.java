@@ -53,15 +53,6 @@ public final class EncodedDatums implements DatumSource {
         return bytes;
     }
 
-    /** Heap held by the pages, including unused space at the end of the last one. */
-    public long retainedBytes() {
-        long total = (long) pageOfDatum.length * 12;
-        for (byte[] page : pages) {
-            total += page.length;
-        }
-        return total;
-    }
-
     @Override
     public byte[] page(int datum) {
         return pages.get(pageOfDatum[datum]);

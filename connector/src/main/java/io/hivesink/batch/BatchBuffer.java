@@ -50,7 +50,6 @@ public final class BatchBuffer {
     private final AtomicLong observedBytes = new AtomicLong();
     private final AtomicLong observedRecords = new AtomicLong();
     private int chunkRecords = FIRST_CHUNK_RECORDS;
-    private final AtomicLong retainedBytes = new AtomicLong();
     private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
     /** Consecutive records mostly come from one partition: its progress is at hand without a look-up. */
     private PartitionProgress lastProgress;
@@ -112,7 +111,7 @@ public final class BatchBuffer {
 
     /** Starts encoding the records taken since the last chunk, and reports a bad record found by then. */
     public void submitPending() {
-        throwFirstFailure(false);
+        throwFirstFailureSoFar();
         if (pending.isEmpty()) {
             return;
         }
@@ -127,7 +126,6 @@ public final class BatchBuffer {
                     encodedBytes.addAndGet(encoded.data.length);
                     observedBytes.addAndGet(encoded.data.length);
                     observedRecords.addAndGet(encoded.count);
-                    retainedBytes.addAndGet(encoded.retainedBytes());
                     return encoded;
                 } finally {
                     chunksInFlight.release();
@@ -159,11 +157,6 @@ public final class BatchBuffer {
     /** Encoded bytes of the records encoded so far (the ones still in flight are not counted yet). */
     public long byteCount() {
         return encodedBytes.get();
-    }
-
-    /** Heap held by the encoded records: their bytes and per-record bookkeeping. */
-    public long retainedBytes() {
-        return retainedBytes.get();
     }
 
     public long openedAtMs() {
@@ -247,9 +240,9 @@ public final class BatchBuffer {
         return encoded;
     }
 
-    /** Throws the first bad record among the chunks encoded so far (all of them if {@code wait}). */
-    private void throwFirstFailure(boolean wait) {
-        while (chunksChecked < chunks.size() && (wait || chunks.get(chunksChecked).isDone())) {
+    /** Throws the first bad record among the chunks encoded so far, without waiting for the others. */
+    private void throwFirstFailureSoFar() {
+        while (chunksChecked < chunks.size() && chunks.get(chunksChecked).isDone()) {
             EncodedChunk chunk = result(chunks.get(chunksChecked));
             if (chunk.failure != null) {
                 throw chunk.failure;
@@ -279,7 +272,6 @@ public final class BatchBuffer {
         }
         records = 0;
         encodedBytes.set(0);
-        retainedBytes.set(0);
     }
 
     /** Where one Kafka partition stands: the next offset expected, and the first offset in the open batch. */

@@ -30,9 +30,4 @@ final class EncodedChunk {
     int length(int record) {
         return ends[record] - start(record);
     }
-
-    /** Heap held: the data, the two per-record arrays and the object headers. */
-    long retainedBytes() {
-        return data.length + 4L * ends.length + 4L * groups.length + 64;
-    }
 }

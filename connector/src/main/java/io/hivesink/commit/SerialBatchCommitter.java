@@ -55,6 +55,7 @@ public final class SerialBatchCommitter implements BatchCommitter {
 
         List<Path> staged = new ArrayList<>(batch.groups().size());
         List<Path> targetDirs = new ArrayList<>(batch.groups().size());
+        List<Boolean> inPlace = new ArrayList<>(batch.groups().size());
         long bytes = 0;
         Map<String, Integer> fileNumbers = new HashMap<>();
         try {
@@ -66,11 +67,13 @@ public final class SerialBatchCommitter implements BatchCommitter {
                 Path targetDir = partitionPath.isEmpty() ? new Path(table.location())
                         : new Path(table.location(), partitionPath);
                 Path path = staging.stagedPath(batch.id(), group.table(), partitionPath, fileName);
-                if (!staging.isInPlace(path, targetDir)) { // a retry skips files an earlier try moved
+                boolean moved = staging.isInPlace(path, targetDir); // a retry skips files an earlier try moved
+                if (!moved) {
                     bytes += staging.write(path, out -> writer.write(group.layout().avroSchema(), group.datums(), out));
                 }
                 staged.add(path);
                 targetDirs.add(targetDir);
+                inPlace.add(moved);
             }
         } catch (IOException e) {
             throw new RetriableException("Writing batch " + batch.id() + " to staging failed: " + e.getMessage(), e);
@@ -81,7 +84,9 @@ public final class SerialBatchCommitter implements BatchCommitter {
         try {
             for (int i = 0; i < staged.size(); i++) {
                 RecordGroup group = batch.groups().get(i);
-                staging.moveInto(staged.get(i), targetDirs.get(i));
+                if (!inPlace.get(i)) {
+                    staging.moveInto(staged.get(i), targetDirs.get(i));
+                }
                 partitionsByTable.computeIfAbsent(group.table(), t -> new LinkedHashSet<>()).add(group.partition());
             }
         } catch (IOException e) {

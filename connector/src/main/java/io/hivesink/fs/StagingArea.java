@@ -49,15 +49,12 @@ public final class StagingArea {
     }
 
     /**
-     * Moves a staged file into {@code targetDir}. Safe to repeat: a file already moved is left where it is.
+     * Moves a staged file into {@code targetDir}; check {@link #isInPlace} first when repeating a batch.
      *
      * @return the file's final path
      */
     public Path moveInto(Path staged, Path targetDir) throws IOException {
         Path target = new Path(targetDir, staged.getName());
-        if (!fs.exists(staged) && fs.exists(target)) {
-            return target;
-        }
         fs.mkdirs(targetDir);
         if (!fs.rename(staged, target)) {
             throw new IOException("Cannot move " + staged + " to " + target

@@ -281,25 +281,27 @@ class HiveSinkEndToEndIT {
         stack.connect().kafka().createTopic("with-tombstone", 1);
         JsonConverterRecords.send(producer, "with-tombstone", SampleData.CUSTOMER, SampleData.customer(1));
         producer.send(new ProducerRecord<>("with-tombstone", "2".getBytes(StandardCharsets.UTF_8), null)).get();
-        Map<String, String> config = stack.connectorConfig("tombstone-sink");
-        config.put("topics", "with-tombstone");
-        config.put("hive.database", "bad_input");
-        stack.connect().configureConnector("tombstone-sink", config);
-        String trace = awaitFailedTaskTrace("tombstone-sink");
-        assertTrue(trace.contains("Record topic=with-tombstone partition=0 offset=1"), trace);
-        assertTrue(trace.contains("tombstone"), trace);
+        assertTaskFailsNaming("tombstone-sink", "with-tombstone", Map.of(),
+                "Record topic=with-tombstone partition=0 offset=1", "tombstone");
 
         stack.connect().kafka().createTopic("schemaless", 1);
         producer.send(new ProducerRecord<>("schemaless", "1".getBytes(StandardCharsets.UTF_8),
                 "{\"id\": 1}".getBytes(StandardCharsets.UTF_8))).get();
-        Map<String, String> schemaless = stack.connectorConfig("schemaless-sink");
-        schemaless.put("topics", "schemaless");
-        schemaless.put("hive.database", "bad_input");
-        schemaless.put("value.converter.schemas.enable", "false");
-        stack.connect().configureConnector("schemaless-sink", schemaless);
-        String schemalessTrace = awaitFailedTaskTrace("schemaless-sink");
-        assertTrue(schemalessTrace.contains("Record topic=schemaless partition=0 offset=0"), schemalessTrace);
-        assertTrue(schemalessTrace.contains("schemas.enable=true"), schemalessTrace);
+        assertTaskFailsNaming("schemaless-sink", "schemaless", Map.of("value.converter.schemas.enable", "false"),
+                "Record topic=schemaless partition=0 offset=0", "schemas.enable=true");
+    }
+
+    /** Deploys a connector on {@code topic} and waits for its task to fail with a trace holding both strings. */
+    private void assertTaskFailsNaming(String connector, String topic, Map<String, String> overrides,
+            String record, String hint) throws InterruptedException {
+        Map<String, String> config = stack.connectorConfig(connector);
+        config.put("topics", topic);
+        config.put("hive.database", "bad_input");
+        config.putAll(overrides);
+        stack.connect().configureConnector(connector, config);
+        String trace = awaitFailedTaskTrace(connector);
+        assertTrue(trace.contains(record), trace);
+        assertTrue(trace.contains(hint), trace);
     }
 
     private String awaitFailedTaskTrace(String connector) throws InterruptedException {
