@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.conf.Configuration;
@@ -12,6 +13,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
@@ -22,9 +24,12 @@ import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
 import io.hivesink.batch.TableLayouts;
-import io.hivesink.commit.BatchCommitter;
 import io.hivesink.commit.CommitSummary;
-import io.hivesink.commit.SerialBatchCommitter;
+import io.hivesink.commit.ExactlyOnceCommitter;
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.Ledger;
+import io.hivesink.commit.StateTables;
+import io.hivesink.commit.TaskFencedException;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.fs.StagingArea;
@@ -35,8 +40,9 @@ import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.route.TableRouter;
 
 /**
- * The task's lifecycle: it buffers records into the open batch, closes the batch when the flush policy says so or
- * when Connect commits offsets, hands it to the committer, and reports only committed offsets.
+ * The task's lifecycle: it claims its partitions and resumes them from the offsets committed in the metastore,
+ * buffers records into the open batch, closes the batch when the flush policy says so or when Connect commits
+ * offsets, hands it to the exactly-once committer, and reports only committed offsets back to Kafka.
  */
 public class HiveSinkTask extends SinkTask {
 
@@ -48,10 +54,9 @@ public class HiveSinkTask extends SinkTask {
     private ParallelContainerWriter writer;
     private BatchBuffer buffer;
     private FlushPolicy flushPolicy;
-    private BatchCommitter committer;
+    private ExactlyOnceCommitter committer;
     /** A closed batch whose commit failed with a retriable error; committed before anything else happens. */
     private Batch pending;
-    private final Map<TopicPartition, Long> committedOffsets = new HashMap<>();
 
     public HiveSinkTask() {
         this(System::currentTimeMillis);
@@ -70,12 +75,18 @@ public class HiveSinkTask extends SinkTask {
     public void start(Map<String, String> props) {
         HiveSinkConfig config = HiveSinkConfig.parse(props);
         String connectorName = props.getOrDefault("name", "hive-sink");
-        String taskId = props.getOrDefault(HiveSinkConnector.TASK_ID, "0");
+        int taskId = Integer.parseInt(props.getOrDefault(HiveSinkConnector.TASK_ID, "0"));
+        String connectorTableName = TableRouter.hiveSafeName(connectorName);
+        // Unique per task run: batch ids (and so file names) never collide with an earlier run's, and a zombie
+        // run of this task is told apart from the live one.
+        String instance = connectorTableName + "-t" + taskId + "-" + Long.toString(clock.getAsLong(), 36) + "-"
+                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
 
         Configuration hadoopConf = HadoopFileSystems.configuration(config.hadoopConfDir());
         fs = HadoopFileSystems.open(config.fsUrl(), hadoopConf);
         String warehouseUri = fs.makeQualified(new Path(config.warehouseDir())).toString();
-        StagingArea staging = new StagingArea(fs, fs.makeQualified(new Path(config.stagingDir())));
+        Path connectorStaging = new Path(fs.makeQualified(new Path(config.stagingDir())), connectorTableName);
+        StagingArea staging = new StagingArea(fs, new Path(connectorStaging, "task-" + taskId));
 
         Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(config.metastoreUris(),
                 config.metastoreSslEnabled(), config.metastoreTruststorePath(),
@@ -85,17 +96,39 @@ public class HiveSinkTask extends SinkTask {
         workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
         writer = new ParallelContainerWriter(workers, threads, config.codecName(), config.codecLevel(),
                 config.syncIntervalBytes());
-        committer = new SerialBatchCommitter(tables, metastore, staging, writer);
+        StateTables states = new StateTables(metastore, config.database(), connectorName, connectorTableName,
+                new Path(connectorStaging, "state").toString(), instance);
+        committer = new ExactlyOnceCommitter(tables, staging, writer,
+                new Ledger(tables, metastore, config.ledgerTable()), states, FaultInjector.fromEnvironment(),
+                connectorName, taskId, instance, clock, metastore);
+        if (!committer.start()) {
+            throw new ConnectException("The Hive metastore at " + config.metastoreUris() + " ignores "
+                    + "compare-and-set on alter_table (expected_parameter_key/value): it is older than 2.3.10, a "
+                    + "3.x release, or runs with metastore.try.direct.sql=false. hive-sink needs it to fence "
+                    + "zombie tasks; use a metastore 2.3.10+ or 4.x with direct SQL on.");
+        }
+        log.info("Fencing by metastore compare-and-set: honoured by {}; exactly-once commits active",
+                config.metastoreUris());
 
-        // Unique per task run, so file names never collide with an earlier run's files.
-        String batchIdPrefix = TableRouter.hiveSafeName(connectorName) + "-t" + taskId + "-"
-                + Long.toString(clock.getAsLong(), 36);
         buffer = new BatchBuffer(new TableRouter(config.tableMap()),
-                new TableLayouts(config.database(), config.partitionFields()), batchIdPrefix, workers,
-                2 * threads + 2);
+                new TableLayouts(config.database(), config.partitionFields()), instance, workers, 2 * threads + 2);
         flushPolicy = new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs());
-        log.info("hive-sink task {} of {} started: tables in {} on {}, metastore {}", taskId, connectorName,
-                config.database(), warehouseUri, config.metastoreUris());
+        log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
+                connectorName, instance, config.database(), warehouseUri, config.database(), config.ledgerTable(),
+                config.metastoreUris());
+    }
+
+    /** Resumes newly assigned partitions where the metastore says they were committed, not where Kafka says. */
+    @Override
+    public void open(Collection<TopicPartition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> committed = committer.claim(partitions);
+        buffer.forget(partitions);
+        if (!committed.isEmpty()) {
+            context.offset(committed);
+        }
     }
 
     @Override
@@ -126,10 +159,15 @@ public class HiveSinkTask extends SinkTask {
         if (pending == null) {
             return;
         }
-        CommitSummary summary = committer.commit(pending);
-        committedOffsets.putAll(pending.nextOffsets());
-        pending = null;
-        log.info(summary.logLine());
+        try {
+            CommitSummary summary = committer.commit(pending);
+            pending = null;
+            log.info(summary.logLine());
+        } catch (TaskFencedException e) {
+            pending = null;
+            buffer.discard();
+            throw e;
+        }
     }
 
     @Override
@@ -139,6 +177,7 @@ public class HiveSinkTask extends SinkTask {
             flush("offset commit");
         }
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
+        Map<TopicPartition, Long> committedOffsets = committer.committedOffsets();
         for (TopicPartition tp : currentOffsets.keySet()) {
             Long committed = committedOffsets.get(tp);
             if (committed != null) {
@@ -169,7 +208,6 @@ public class HiveSinkTask extends SinkTask {
                     rewind.keySet());
         }
         buffer.forget(partitions);
-        committedOffsets.keySet().removeAll(partitions);
     }
 
     @Override

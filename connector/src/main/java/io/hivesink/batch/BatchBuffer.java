@@ -174,9 +174,12 @@ public final class BatchBuffer {
                 }
             }
             Map<RecordGroup, GroupDatums> datums = new IdentityHashMap<>();
+            Map<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
             List<RecordGroup> order = new ArrayList<>();
             for (int c = 0; c < encoded.size(); c++) {
                 EncodedChunk chunk = encoded.get(c);
+                chunk.stats.forEach((group, chunkStats) ->
+                        stats.computeIfAbsent(group, g -> new GroupStats()).append(chunkStats));
                 for (int r = 0; r < chunk.count; r++) {
                     RecordGroup group = chunk.groups[r];
                     GroupDatums groupDatums = datums.get(group);
@@ -190,7 +193,7 @@ public final class BatchBuffer {
             }
             List<RecordGroup> groups = new ArrayList<>(order.size());
             for (RecordGroup group : order) {
-                groups.add(new RecordGroup(group.layout(), group.partition(), datums.get(group)));
+                groups.add(new RecordGroup(group.layout(), group.partition(), datums.get(group), stats.get(group)));
             }
             Map<TopicPartition, Long> nextOffsets = new HashMap<>();
             for (PartitionProgress partition : progress.values()) {

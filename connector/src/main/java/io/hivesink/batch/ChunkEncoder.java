@@ -1,6 +1,7 @@
 package io.hivesink.batch;
 
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -41,6 +42,9 @@ final class ChunkEncoder {
         Schema lastSchema = null;
         TableLayout layout = null;
         int count = 0;
+        Map<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
+        RecordGroup lastGroup = null;
+        GroupStats lastStats = null;
         DataException failure = null;
         for (SinkRecord record : records) {
             int mark = sink.size();
@@ -54,8 +58,13 @@ final class ChunkEncoder {
                 PartitionValues partition = layout.partitioner().partitionOf(value);
                 TableLayout groupLayout = layout;
                 groupOf[count] = groups.computeIfAbsent(new GroupKey(layout, partition),
-                        k -> new RecordGroup(groupLayout, partition, null));
+                        k -> new RecordGroup(groupLayout, partition, null, null));
                 layout.encoder().encode(value, sink);
+                if (groupOf[count] != lastGroup) {
+                    lastGroup = groupOf[count];
+                    lastStats = stats.computeIfAbsent(lastGroup, g -> new GroupStats());
+                }
+                lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp());
             } catch (RuntimeException e) {
                 sink.truncate(mark);
                 failure = new DataException(describe(record) + ": " + e.getMessage(), e);
@@ -68,7 +77,7 @@ final class ChunkEncoder {
             SINK.remove(); // do not keep a buffer grown by a rare huge chunk
         }
         return new EncodedChunk(data, count == ends.length ? ends : Arrays.copyOf(ends, count),
-                count == groupOf.length ? groupOf : Arrays.copyOf(groupOf, count), count, failure);
+                count == groupOf.length ? groupOf : Arrays.copyOf(groupOf, count), count, stats, failure);
     }
 
     /** Forgets the file groups of a closed or dropped batch. */

@@ -1,5 +1,7 @@
 package io.hivesink.batch;
 
+import java.util.Map;
+
 import org.apache.kafka.connect.errors.DataException;
 
 /**
@@ -13,13 +15,16 @@ final class EncodedChunk {
     final int[] ends;
     final RecordGroup[] groups;
     final int count;
+    final Map<RecordGroup, GroupStats> stats;
     final DataException failure;
 
-    EncodedChunk(byte[] data, int[] ends, RecordGroup[] groups, int count, DataException failure) {
+    EncodedChunk(byte[] data, int[] ends, RecordGroup[] groups, int count, Map<RecordGroup, GroupStats> stats,
+            DataException failure) {
         this.data = data;
         this.ends = ends;
         this.groups = groups;
         this.count = count;
+        this.stats = stats;
         this.failure = failure;
     }
 

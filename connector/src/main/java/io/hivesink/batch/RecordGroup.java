@@ -3,8 +3,11 @@ package io.hivesink.batch;
 import io.hivesink.avro.DatumSource;
 import io.hivesink.route.PartitionValues;
 
-/** The records of a batch that go to one file: one table, one partition, one schema, in arrival order. */
-public record RecordGroup(TableLayout layout, PartitionValues partition, DatumSource datums) {
+/**
+ * The records of a batch that go to one file: one table, one partition, one schema, in arrival order, and what
+ * they are (offsets, timestamps) for the ledger.
+ */
+public record RecordGroup(TableLayout layout, PartitionValues partition, DatumSource datums, GroupStats stats) {
 
     public String table() {
         return layout.table();

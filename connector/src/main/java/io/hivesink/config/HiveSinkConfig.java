@@ -41,6 +41,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final String DATABASE = "hive.database";
     public static final String TABLE_MAP = "hive.table.map";
     public static final String PARTITION_FIELDS = "partition.fields";
+    public static final String LEDGER_TABLE = "ledger.table";
 
     public static final String BATCH_MAX_RECORDS = "batch.max.records";
     public static final String BATCH_MAX_BYTES = "batch.max.bytes";
@@ -140,6 +141,13 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "integer or boolean; it becomes a partition column of the same name and is not stored "
                         + "in the data files (Hive does not allow a column to be both). Empty: unpartitioned tables.",
                 GROUP_TABLES, ++order, Width.LONG, "Partition fields");
+        def.define(LEDGER_TABLE, Type.STRING, "hive_sink_ledger", new IdentifierValidator(), Importance.MEDIUM,
+                "Table in hive.database that records every committed batch: one row per batch, table and "
+                        + "partition, with the record count, the Kafka offsets and timestamps it covers, in a "
+                        + "partition per batch (batch_id) that appears only once the batch is committed. "
+                        + "Downstream jobs read it to know which batches have fully landed. Created if missing; "
+                        + "connectors writing to one database may share it.",
+                GROUP_TABLES, ++order, Width.MEDIUM, "Ledger table");
 
         order = 0;
         def.define(BATCH_MAX_RECORDS, Type.INT, 1_000_000, ConfigDef.Range.between(1, 50_000_000),
@@ -192,6 +200,10 @@ public final class HiveSinkConfig extends AbstractConfig {
             problems.put(METASTORE_SSL_TRUSTSTORE_PATH,
                     "Set a trust store when " + METASTORE_SSL_ENABLED + "=true.");
         }
+        if (tableMap().containsValue(ledgerTable())) {
+            problems.put(TABLE_MAP, "Topics cannot land in the ledger table " + ledgerTable()
+                    + "; map them to another table or change " + LEDGER_TABLE + ".");
+        }
         return problems;
     }
 
@@ -235,6 +247,10 @@ public final class HiveSinkConfig extends AbstractConfig {
     /** topic to table, for the topics named in {@link #TABLE_MAP}. */
     public Map<String, String> tableMap() {
         return parseTableMap(getList(TABLE_MAP));
+    }
+
+    public String ledgerTable() {
+        return getString(LEDGER_TABLE).toLowerCase(Locale.ROOT);
     }
 
     public List<String> partitionFields() {

@@ -1,15 +1,19 @@
 package io.hivesink.fs;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Set;
 
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Files are written here, out of every table's sight, made durable, and only then moved into their table's
- * partition directory with a rename.
+ * One task's staging directory: a batch's files are written here, out of every table's sight, under names that
+ * depend only on the batch, table, partition and file number; made durable; and only then renamed into their
+ * partition directories.
  */
 public final class StagingArea {
 
@@ -27,10 +31,22 @@ public final class StagingArea {
         this.root = root;
     }
 
+    public FileSystem fileSystem() {
+        return fs;
+    }
+
     /** Where a batch's file for one table and partition is staged; the same arguments give the same path. */
     public Path stagedPath(String batchId, String table, String partitionPath, String fileName) {
-        Path dir = new Path(new Path(root, batchId), table);
+        Path dir = new Path(batchDir(batchId), table);
         return new Path(partitionPath.isEmpty() ? dir : new Path(dir, partitionPath), fileName);
+    }
+
+    public Path manifestPath(String batchId) {
+        return new Path(batchDir(batchId), "_manifest.avro");
+    }
+
+    private Path batchDir(String batchId) {
+        return new Path(root, batchId);
     }
 
     /** Writes the file (replacing a leftover of an earlier try) and syncs it to the datanodes' disks. */
@@ -43,28 +59,51 @@ public final class StagingArea {
         return bytes;
     }
 
-    /** Whether the staged file was already moved into {@code targetDir} (by an earlier try of the same batch). */
-    public boolean isInPlace(Path staged, Path targetDir) throws IOException {
-        return fs.exists(new Path(targetDir, staged.getName()));
-    }
-
     /**
-     * Moves a staged file into {@code targetDir}; check {@link #isInPlace} first when repeating a batch.
+     * Moves a staged file to its final path, whose directory must exist. Repeating a move that happened already
+     * is a no-op, so a batch can be rolled forward by whoever finds it unfinished.
      *
-     * @return the file's final path
+     * @return false if the file was already in place
      */
-    public Path moveInto(Path staged, Path targetDir) throws IOException {
-        Path target = new Path(targetDir, staged.getName());
-        fs.mkdirs(targetDir);
-        if (!fs.rename(staged, target)) {
-            throw new IOException("Cannot move " + staged + " to " + target
-                    + (fs.exists(target) ? ": the target exists" : ""));
+    public boolean move(Path staged, Path target) throws IOException {
+        try {
+            if (fs.rename(staged, target)) {
+                return true;
+            }
+        } catch (FileNotFoundException e) {
+            // some FileSystems (the local one) throw where HDFS returns false; either way, look at what is there
         }
-        return target;
+        boolean stagedExists = fs.exists(staged);
+        boolean targetExists = fs.exists(target);
+        if (!stagedExists && targetExists) {
+            return false;
+        }
+        throw new IOException("Cannot move " + staged + " to " + target
+                + (stagedExists ? "" : ": the staged file is gone") + (targetExists ? ": the target exists" : ""));
     }
 
     /** Removes what is left of a batch's staging directory. */
     public void discard(String batchId) throws IOException {
-        fs.delete(new Path(root, batchId), true);
+        fs.delete(batchDir(batchId), true);
+    }
+
+    /**
+     * Removes every staged batch but the given ones: the leftovers of batches abandoned before their intent was
+     * durable, or finished while their directory was still being removed. Lists this task's directory only.
+     *
+     * @return the batches removed
+     */
+    public int discardAllExcept(Set<String> keep) throws IOException {
+        if (!fs.exists(root)) {
+            return 0;
+        }
+        int removed = 0;
+        for (FileStatus batch : fs.listStatus(root)) {
+            if (!keep.contains(batch.getPath().getName())) {
+                fs.delete(batch.getPath(), true);
+                removed++;
+            }
+        }
+        return removed;
     }
 }

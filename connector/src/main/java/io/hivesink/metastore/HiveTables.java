@@ -78,6 +78,28 @@ public final class HiveTables {
         return table;
     }
 
+    /**
+     * A table the connector wrote to before, as it is now (for finishing a batch whose records are gone).
+     *
+     * @throws MetastoreException if the table does not exist any more
+     */
+    public HiveTable existing(String name) {
+        HiveTable cached = known.get(name);
+        if (cached != null) {
+            return cached;
+        }
+        Table table = metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("Table "
+                + database + "." + name + " was dropped while a batch was being committed to it; re-create it "
+                + "(the batch's files are in place) or restore it from its definition.", null));
+        List<String> names = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
+        List<String> types = table.getPartitionKeys().stream().map(FieldSchema::getType).toList();
+        HiveTable wrapped = new HiveTable(table.getTableName(), table.getSd().getLocation(),
+                new Schema.Parser().parse(table.getParameters().get(AVRO_SCHEMA_LITERAL)),
+                new PartitionSpec(names, types), table.getSd());
+        known.put(name, wrapped);
+        return wrapped;
+    }
+
     /** Registers the partitions the table does not have yet, in one call. */
     public int registerPartitions(HiveTable table, Collection<PartitionValues> partitions) {
         if (!table.partitionSpec().isPartitioned()) {
@@ -185,7 +207,8 @@ public final class HiveTables {
         return new HiveTable(table.getTableName(), table.getSd().getLocation(), avroSchema, spec, table.getSd());
     }
 
-    private Partition partition(HiveTable table, PartitionValues values) {
+    /** The metastore definition of one of the table's partitions, located where Hive would put it. */
+    public Partition partition(HiveTable table, PartitionValues values) {
         StorageDescriptor sd = new StorageDescriptor(table.storage());
         sd.setLocation(table.location() + "/" + values.path());
         Partition partition = new Partition();

@@ -25,6 +25,22 @@ public interface Metastore extends AutoCloseable {
     /** Adds the partitions in one call, skipping those that already exist. */
     void addPartitions(List<Partition> partitions);
 
+    Optional<Partition> getPartition(String database, String table, List<String> values);
+
+    /** Names of the database's tables that match a metastore pattern ({@code *} is a wildcard). */
+    List<String> tableNames(String database, String pattern);
+
+    /** The named tables that exist, in one call. */
+    List<Table> getTables(String database, List<String> names);
+
+    /**
+     * Replaces the table's definition (parameters included) in one metastore transaction if, and only if, the
+     * stored table still has {@code expectedValue} under parameter {@code expectedKey}.
+     *
+     * @return false if the stored value differs (another writer changed the table first)
+     */
+    boolean alterTableIf(Table table, String expectedKey, String expectedValue);
+
     @Override
     void close();
 }

@@ -1,5 +1,6 @@
 package io.hivesink.metastore;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -8,11 +9,13 @@ import org.apache.hadoop.hive.metastore.IMetaStoreClient;
 import org.apache.hadoop.hive.metastore.RetryingMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.AlreadyExistsException;
 import org.apache.hadoop.hive.metastore.api.Database;
+import org.apache.hadoop.hive.metastore.api.EnvironmentContext;
 import org.apache.hadoop.hive.metastore.api.InvalidObjectException;
 import org.apache.hadoop.hive.metastore.api.InvalidOperationException;
 import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.hadoop.hive.metastore.api.hive_metastoreConstants;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.thrift.TException;
@@ -71,7 +74,10 @@ public final class ThriftMetastore implements Metastore {
         } catch (AlreadyExistsException e) {
             // created by another task in the meantime: what we wanted
         } catch (TException e) {
-            throw failed("create_database " + database, e);
+            // a concurrent create can also surface as a constraint violation of the metastore's database
+            if (!databaseExists(database)) {
+                throw failed("create_database " + database, e);
+            }
         }
     }
 
@@ -93,7 +99,9 @@ public final class ThriftMetastore implements Metastore {
         } catch (AlreadyExistsException e) {
             // created by another task in the meantime; the caller re-reads and validates it
         } catch (TException e) {
-            throw failed("create_table " + table.getDbName() + "." + table.getTableName(), e);
+            if (getTable(table.getDbName(), table.getTableName()).isEmpty()) {
+                throw failed("create_table " + table.getDbName() + "." + table.getTableName(), e);
+            }
         }
     }
 
@@ -112,11 +120,69 @@ public final class ThriftMetastore implements Metastore {
             return;
         }
         try {
-            client.add_partitions(partitions, true, false);
+            // a mutable copy: the client asks the list whether it contains null, which immutable lists refuse
+            client.add_partitions(new ArrayList<>(partitions), true, false);
         } catch (TException e) {
             Partition first = partitions.get(0);
             throw failed("add_partitions " + first.getDbName() + "." + first.getTableName() + " ("
                     + partitions.size() + " partitions)", e);
+        }
+    }
+
+    @Override
+    public Optional<Partition> getPartition(String database, String table, List<String> values) {
+        try {
+            return Optional.of(client.getPartition(database, table, values));
+        } catch (NoSuchObjectException e) {
+            return Optional.empty();
+        } catch (TException e) {
+            throw failed("get_partition " + database + "." + table + " " + values, e);
+        }
+    }
+
+    @Override
+    public List<String> tableNames(String database, String pattern) {
+        try {
+            return client.getTables(database, pattern);
+        } catch (TException e) {
+            throw failed("get_tables " + database + " " + pattern, e);
+        }
+    }
+
+    @Override
+    public List<Table> getTables(String database, List<String> names) {
+        if (names.isEmpty()) {
+            return List.of();
+        }
+        try {
+            return client.getTableObjectsByName(database, names);
+        } catch (TException e) {
+            throw failed("get_table_objects_by_name " + database + " " + names, e);
+        }
+    }
+
+    @Override
+    public boolean alterTableIf(Table table, String expectedKey, String expectedValue) {
+        EnvironmentContext context = new EnvironmentContext();
+        context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_KEY, expectedKey);
+        context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_VALUE, expectedValue);
+        String name = table.getDbName() + "." + table.getTableName();
+        try {
+            client.alter_table_with_environmentContext(table.getDbName(), table.getTableName(), table, context);
+            return true;
+        } catch (TException e) {
+            // The metastore reports a failed check as a plain MetaException, so read back what is stored: our
+            // own value means the write went through (and a retry of it was refused), another value a conflict.
+            String stored = getTable(table.getDbName(), table.getTableName())
+                    .map(t -> t.getParameters().get(expectedKey))
+                    .orElseThrow(() -> failed("alter_table " + name + " (the table is gone)", e));
+            if (stored.equals(table.getParameters().get(expectedKey))) {
+                return true;
+            }
+            if (!stored.equals(expectedValue)) {
+                return false;
+            }
+            throw failed("alter_table " + name, e);
         }
     }
 

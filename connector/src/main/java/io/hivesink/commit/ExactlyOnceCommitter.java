@@ -1,0 +1,414 @@
+package io.hivesink.commit;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.avro.ContainerFileWriter;
+import io.hivesink.batch.Batch;
+import io.hivesink.batch.RecordGroup;
+import io.hivesink.fs.StagingArea;
+import io.hivesink.metastore.HiveTable;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.MetastoreException;
+import io.hivesink.route.PartitionValues;
+
+/**
+ * The exactly-once commit protocol of one task, readable top to bottom.
+ *
+ * <p>A batch is committed in these steps:
+ * <ol>
+ * <li>stage: every file of the batch, and its ledger rows, are written to the task's staging directory and synced;
+ * <li>intent: a manifest of the batch (files, partitions, end offsets) is synced next to them, and the task's
+ * state table records it, by a compare-and-set that fails if the task was fenced. From here on the batch will be
+ * committed, by this task or by whoever finds the intent;
+ * <li>move: the files are renamed into their partition directories (the ledger file into the ledger's);
+ * <li>register: partitions not known to exist are added, one call per table;
+ * <li>mark: the batch's ledger partition is added, with its end offsets: the one write that makes the batch
+ * complete;
+ * <li>the task state takes the new offsets and drops the intent; the staging directory is removed.
+ * </ol>
+ * Steps 3 to 6 are idempotent, so a batch found with a durable intent is rolled forward; a batch without one is
+ * discarded. Fencing: a task claims its partitions when they are assigned, releasing them in the state of any
+ * other task that still owns them; that write changes the other task's version, so its next compare-and-set
+ * fails and it finds out it lost them.
+ */
+public final class ExactlyOnceCommitter implements BatchCommitter {
+
+    private static final Logger log = LoggerFactory.getLogger(ExactlyOnceCommitter.class);
+    private static final int MAX_CONFLICTS = 20;
+
+    private final HiveTables tables;
+    private final StagingArea staging;
+    private final ContainerFileWriter writer;
+    private final Ledger ledger;
+    private final StateTables states;
+    private final FaultInjector faults;
+    private final String connector;
+    private final int task;
+    private final String instance;
+    private final LongSupplier clock;
+    private final AutoCloseable resources;
+    private StateTables.Stored mine;
+
+    public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, ContainerFileWriter writer, Ledger ledger,
+            StateTables states, FaultInjector faults, String connector, int task, String instance,
+            LongSupplier clock, AutoCloseable resources) {
+        this.tables = tables;
+        this.staging = staging;
+        this.writer = writer;
+        this.ledger = ledger;
+        this.states = states;
+        this.faults = faults;
+        this.connector = connector;
+        this.task = task;
+        this.instance = instance;
+        this.clock = clock;
+        this.resources = resources;
+    }
+
+    /**
+     * Prepares the task's state table and checks that the metastore enforces compare-and-set.
+     *
+     * @return whether the metastore honours compare-and-set
+     */
+    public boolean start() {
+        ledger.table();
+        mine = states.readOrCreate(task);
+        boolean honoured = states.compareAndSetHonoured(mine);
+        mine = states.read(task);
+        return honoured;
+    }
+
+    /**
+     * Takes ownership of newly assigned partitions: finishes every interrupted batch that holds them (or that this
+     * task left), fences their previous owners, removes this task's abandoned staged batches, and returns the
+     * committed offsets to resume from (partitions without any are absent).
+     */
+    public Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
+        long start = System.nanoTime();
+        int rolledForward = 0;
+        for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+            Map<Integer, StateTables.Stored> all = states.readAll();
+            boolean changed = false;
+            for (StateTables.Stored state : all.values()) {
+                TaskState.Intent intent = state.state().intent();
+                if (intent != null && (state.task() == task || state.state().ownsAny(partitions))) {
+                    rollForward(state);
+                    rolledForward++;
+                    changed = true;
+                }
+            }
+            for (StateTables.Stored state : all.values()) {
+                if (!changed && state.task() != task && state.state().ownsAny(partitions)) {
+                    changed = states.write(state, state.state().released(partitions)) == null;
+                    if (!changed) {
+                        log.info("Task {} of {} takes {} over from task {}", task, connector,
+                                ownedOf(state.state(), partitions), state.task());
+                    }
+                }
+            }
+            if (changed) {
+                continue; // read again what the writes above changed
+            }
+            Map<TopicPartition, Long> offsets = committedOffsets(all.values(), partitions);
+            StateTables.Stored own = all.get(task);
+            StateTables.Stored next = states.write(own, own.state().claimed(instance, partitions, offsets));
+            if (next == null) {
+                continue;
+            }
+            mine = next;
+            int discarded = discardAbandonedBatches();
+            log.info("Task {} of {} claimed {} partitions in {} ms ({} state tables read, {} interrupted batches "
+                    + "rolled forward, {} abandoned staged batches removed); resuming at {}", task, connector,
+                    partitions.size(), (System.nanoTime() - start) / 1_000_000, all.size(), rolledForward, discarded,
+                    offsets);
+            return offsets;
+        }
+        throw new MetastoreException("Task " + task + " of " + connector + " could not claim " + partitions
+                + ": its state kept changing under it in " + MAX_CONFLICTS + " attempts.", null);
+    }
+
+    /** The committed offsets of the partitions this task owns. */
+    public Map<TopicPartition, Long> committedOffsets() {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        mine.state().partitions().forEach((tp, state) -> {
+            if (state.owned() && state.nextOffset() != TaskState.PartitionState.NONE) {
+                offsets.put(tp, state.nextOffset());
+            }
+        });
+        return offsets;
+    }
+
+    @Override
+    public CommitSummary commit(Batch batch) {
+        TaskState.Intent intent = mine.state().intent();
+        if (intent != null && intent.batchId().equals(batch.id())) {
+            return resume(batch, intent); // a retry after the intent was made durable: only finish it
+        }
+        long t0 = System.nanoTime();
+        Map<String, HiveTable> tablesByName = new LinkedHashMap<>();
+        for (RecordGroup group : batch.groups()) {
+            tablesByName.computeIfAbsent(group.table(), name -> tables.ensureTable(name,
+                    group.layout().avroSchema(), group.layout().partitionSpec()));
+        }
+        long t1 = System.nanoTime();
+
+        long commitTime = clock.getAsLong();
+        List<Manifest.StagedFile> files = new ArrayList<>(batch.groups().size());
+        long bytes = 0;
+        Map<String, Integer> fileNumbers = new HashMap<>();
+        Manifest manifest;
+        Path manifestPath = staging.manifestPath(batch.id());
+        try {
+            for (RecordGroup group : batch.groups()) {
+                int n = fileNumbers.merge(group.table(), 1, Integer::sum);
+                String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + ".avro";
+                files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
+                bytes += staging.write(files.get(files.size() - 1).staged(),
+                        out -> writer.write(group.layout().avroSchema(), group.datums(), out));
+                if (files.size() == 1) {
+                    faults.reached(FaultPoint.SOME_STAGED);
+                }
+            }
+            Manifest.StagedFile ledgerFile = stagedFile(batch.id(), ledger.table(), ledger.partitionOf(batch.id()),
+                    "ledger-" + batch.id() + ".avro");
+            staging.write(ledgerFile.staged(), out -> ledger.writeRows(batch, connector, task, commitTime, out));
+            faults.reached(FaultPoint.ALL_STAGED);
+            manifest = new Manifest(batch.id(), files, ledgerFile, batch.nextOffsets());
+            manifest.write(staging.fileSystem(), manifestPath);
+        } catch (IOException e) {
+            throw new RetriableException("Writing batch " + batch.id() + " to staging failed: " + e.getMessage(), e);
+        }
+        long t2 = System.nanoTime();
+
+        try {
+            updateMine(state -> state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString())),
+                    batch.nextOffsets().keySet());
+        } catch (TaskFencedException e) {
+            discardQuietly(batch.id());
+            throw e;
+        }
+        faults.reached(FaultPoint.INTENT_DURABLE);
+        long t3 = System.nanoTime();
+
+        Finished finished = finish(manifest);
+        updateMine(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
+        discardQuietly(batch.id());
+        long t4 = System.nanoTime();
+        return new CommitSummary(batch.id(), batch.records(), tablesByName.size(), finished.partitions,
+                finished.newPartitions, files.size(), bytes, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2),
+                finished.movingMs, finished.registeringMs, finished.markingMs, ms(t4 - t3) - finished.totalMs());
+    }
+
+    private CommitSummary resume(Batch batch, TaskState.Intent intent) {
+        long t0 = System.nanoTime();
+        Manifest manifest = readManifest(intent);
+        Finished finished = finish(manifest);
+        updateMine(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
+        discardQuietly(batch.id());
+        log.info("Finished batch {} after a failed try", batch.id());
+        return new CommitSummary(batch.id(), batch.records(), batch.tables().size(), finished.partitions,
+                finished.newPartitions, manifest.files().size(), 0, 0, 0, 0, finished.movingMs,
+                finished.registeringMs, finished.markingMs, ms(System.nanoTime() - t0) - finished.totalMs());
+    }
+
+    private Manifest readManifest(TaskState.Intent intent) {
+        try {
+            return Manifest.read(staging.fileSystem(), new Path(intent.manifestPath()));
+        } catch (IOException e) {
+            throw new RetriableException("Cannot read the manifest " + intent.manifestPath() + " of batch "
+                    + intent.batchId() + " to finish it: " + e.getMessage(), e);
+        }
+    }
+
+    private Manifest.StagedFile stagedFile(String batchId, HiveTable table, PartitionValues partition,
+            String fileName) {
+        String partitionPath = partition.path();
+        Path targetDir = partitionPath.isEmpty() ? new Path(table.location())
+                : new Path(table.location(), partitionPath);
+        return new Manifest.StagedFile(table.name(), partition.values(),
+                staging.stagedPath(batchId, table.name(), partitionPath, fileName), new Path(targetDir, fileName));
+    }
+
+    /** What finishing a batch did. */
+    private record Finished(int partitions, int newPartitions, long movingMs, long registeringMs, long markingMs) {
+        long totalMs() {
+            return movingMs + registeringMs + markingMs;
+        }
+    }
+
+    /** Steps 3 to 5 of a batch whose intent is durable: each repeatable, so anyone can roll the batch forward. */
+    private Finished finish(Manifest manifest) {
+        long t0 = System.nanoTime();
+        List<Manifest.StagedFile> all = new ArrayList<>(manifest.files());
+        all.add(manifest.ledgerFile());
+        FileSystem fs = staging.fileSystem();
+        try {
+            Set<Path> dirs = new HashSet<>();
+            for (Manifest.StagedFile file : all) {
+                if (dirs.add(file.target().getParent())) {
+                    fs.mkdirs(file.target().getParent());
+                }
+            }
+            for (int i = 0; i < all.size(); i++) {
+                staging.move(all.get(i).staged(), all.get(i).target());
+                if (i + 1 == (all.size() + 1) / 2) {
+                    faults.reached(FaultPoint.HALF_MOVED);
+                }
+            }
+        } catch (IOException e) {
+            throw new RetriableException("Moving the files of batch " + manifest.batchId() + " into their tables "
+                    + "failed: " + e.getMessage(), e);
+        }
+        faults.reached(FaultPoint.ALL_MOVED);
+        long t1 = System.nanoTime();
+
+        Map<String, Set<List<String>>> partitionsByTable = new LinkedHashMap<>();
+        for (Manifest.StagedFile file : manifest.files()) {
+            partitionsByTable.computeIfAbsent(file.table(), t -> new LinkedHashSet<>()).add(file.partition());
+        }
+        int partitions = 0;
+        int newPartitions = 0;
+        int registered = 0;
+        for (Map.Entry<String, Set<List<String>>> entry : partitionsByTable.entrySet()) {
+            HiveTable table = tables.existing(entry.getKey());
+            List<PartitionValues> values = new ArrayList<>();
+            for (List<String> partition : entry.getValue()) {
+                values.add(new PartitionValues(table.partitionSpec().names(), partition));
+            }
+            partitions += table.partitionSpec().isPartitioned() ? values.size() : 0;
+            newPartitions += tables.registerPartitions(table, values);
+            if (++registered == (partitionsByTable.size() + 1) / 2) {
+                faults.reached(FaultPoint.HALF_REGISTERED);
+            }
+        }
+        faults.reached(FaultPoint.REGISTERED);
+        long t2 = System.nanoTime();
+
+        ledger.mark(manifest.batchId(), manifest.nextOffsets());
+        faults.reached(FaultPoint.MARKED);
+        long t3 = System.nanoTime();
+        return new Finished(partitions, newPartitions, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
+    }
+
+    /** Finishes another task's (or an earlier run's) batch found with a durable intent. */
+    private void rollForward(StateTables.Stored state) {
+        TaskState.Intent intent = state.state().intent();
+        Map<TopicPartition, Long> offsets = ledger.markedOffsets(intent.batchId()).orElse(null);
+        boolean wasMarked = offsets != null;
+        if (!wasMarked) {
+            Manifest manifest = readManifest(intent);
+            finish(manifest);
+            offsets = manifest.nextOffsets();
+        }
+        if (states.write(state, state.state().completed(intent.batchId(), offsets)) != null) {
+            try {
+                staging.fileSystem().delete(new Path(intent.manifestPath()).getParent(), true);
+            } catch (IOException e) {
+                log.warn("Could not remove the staging directory of batch {}; the next recovery will",
+                        intent.batchId(), e);
+            }
+        }
+        log.info("Rolled forward batch {} of task {} (its intent was durable; it was {}marked complete)",
+                intent.batchId(), state.task(), wasMarked ? "already " : "not yet ");
+    }
+
+    /**
+     * Applies a change to this task's state by compare-and-set, re-reading it after a conflict.
+     *
+     * @param mustOwn partitions this task must still own for the change to be made
+     * @throws TaskFencedException if another instance took over the task, or another task claimed a partition
+     */
+    private void updateMine(UnaryOperator<TaskState> change, Set<TopicPartition> mustOwn) {
+        for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+            if (attempt > 0) {
+                mine = states.read(task);
+            }
+            if (!instance.equals(mine.state().owner())) {
+                throw new TaskFencedException("Task " + task + " of connector " + connector + " was fenced: another "
+                        + "instance (" + mine.state().owner() + ") runs it now. This instance (" + instance
+                        + ") stops without committing.");
+            }
+            for (TopicPartition tp : mustOwn) {
+                if (!mine.state().owns(tp)) {
+                    throw new TaskFencedException("Task " + task + " of connector " + connector + " was fenced: "
+                            + "another task claimed " + tp + ". The batch is not committed; the partition's new "
+                            + "owner resumes from the last committed offset.");
+                }
+            }
+            StateTables.Stored next = states.write(mine, change.apply(mine.state()));
+            if (next != null) {
+                mine = next;
+                return;
+            }
+        }
+        throw new MetastoreException("The state of task " + task + " of " + connector + " kept changing under it in "
+                + MAX_CONFLICTS + " attempts.", null);
+    }
+
+    private static Map<TopicPartition, Long> committedOffsets(Collection<StateTables.Stored> all,
+            Collection<TopicPartition> partitions) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        for (StateTables.Stored state : all) {
+            for (TopicPartition tp : partitions) {
+                TaskState.PartitionState p = state.state().partitions().get(tp);
+                if (p != null && p.nextOffset() != TaskState.PartitionState.NONE) {
+                    offsets.merge(tp, p.nextOffset(), Math::max);
+                }
+            }
+        }
+        return offsets;
+    }
+
+    private static List<TopicPartition> ownedOf(TaskState state, Collection<TopicPartition> partitions) {
+        return partitions.stream().filter(state::owns).toList();
+    }
+
+    private int discardAbandonedBatches() {
+        TaskState.Intent intent = mine.state().intent();
+        try {
+            return staging.discardAllExcept(intent == null ? Set.of() : Set.of(intent.batchId()));
+        } catch (IOException e) {
+            log.warn("Could not remove abandoned staged batches; the next recovery will try again", e);
+            return 0;
+        }
+    }
+
+    private void discardQuietly(String batchId) {
+        try {
+            staging.discard(batchId);
+        } catch (IOException e) {
+            log.warn("Could not remove the staging directory of batch {}; the next recovery will", batchId, e);
+        }
+    }
+
+    private static long ms(long nanos) {
+        return nanos / 1_000_000;
+    }
+
+    @Override
+    public void close() {
+        try {
+            resources.close();
+        } catch (Exception e) {
+            log.warn("Closing the commit resources failed", e);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package io.hivesink.commit;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.hadoop.hive.metastore.TableType;
+import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.SerDeInfo;
+import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
+import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.kafka.common.TopicPartition;
+
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreException;
+
+/**
+ * Each task keeps its {@link TaskState} in the parameters of a table of its own (no key that every task contends
+ * on), and every write is a compare-and-set on a version parameter that changes with each write, so a writer
+ * that read an older state can never overwrite a newer one.
+ */
+public final class StateTables {
+
+    /** A task's state as read, with what a compare-and-set against it needs. */
+    public record Stored(int task, TaskState state, String version, Table table) {
+    }
+
+    static final String VERSION = "hive-sink.version";
+    static final String OWNER = "hive-sink.owner";
+    static final String INTENT = "hive-sink.intent";
+    static final String LAST_BATCH = "hive-sink.last-batch";
+    static final String OFFSETS = "hive-sink.offsets";
+    static final String KIND = "hive-sink.kind";
+
+    private final Metastore metastore;
+    private final String database;
+    private final String prefix;
+    private final Pattern namePattern;
+    private final String location;
+    private final String connector;
+    private final String writer;
+    private long writes;
+
+    /**
+     * @param connectorTableName the connector's name made Hive-safe
+     * @param location a directory for the tables' (always empty) locations
+     * @param writer this task instance, part of every version it writes so versions are unique across writers
+     */
+    public StateTables(Metastore metastore, String database, String connector, String connectorTableName,
+            String location, String writer) {
+        this.metastore = metastore;
+        this.database = database;
+        this.connector = connector;
+        this.prefix = "hive_sink_state_" + connectorTableName + "_";
+        this.namePattern = Pattern.compile(Pattern.quote(prefix) + "(\\d+)");
+        this.location = location;
+        this.writer = writer;
+    }
+
+    public String tableName(int task) {
+        return prefix + task;
+    }
+
+    /** Every task's state of this connector, in two metastore calls whatever the number of tasks. */
+    public Map<Integer, Stored> readAll() {
+        List<String> names = new ArrayList<>();
+        for (String name : metastore.tableNames(database, prefix + "*")) {
+            if (namePattern.matcher(name.toLowerCase(java.util.Locale.ROOT)).matches()) {
+                names.add(name);
+            }
+        }
+        Map<Integer, Stored> states = new TreeMap<>();
+        for (Table table : metastore.getTables(database, names)) {
+            Matcher m = namePattern.matcher(table.getTableName().toLowerCase(java.util.Locale.ROOT));
+            if (m.matches()) {
+                int task = Integer.parseInt(m.group(1));
+                states.put(task, decode(task, table));
+            }
+        }
+        return states;
+    }
+
+    public Stored read(int task) {
+        return metastore.getTable(database, tableName(task)).map(t -> decode(task, t))
+                .orElseThrow(() -> new MetastoreException("The state table " + database + "." + tableName(task)
+                        + " has disappeared from the metastore.", null));
+    }
+
+    /** The task's state, its table created (empty) if this is the task's first run. */
+    public Stored readOrCreate(int task) {
+        if (metastore.getTable(database, tableName(task)).isEmpty()) {
+            metastore.createTable(definition(task));
+        }
+        return read(task);
+    }
+
+    /**
+     * Replaces the stored state if it is still the one read.
+     *
+     * @return the new stored state, or null if another writer changed it first
+     */
+    public Stored write(Stored current, TaskState next) {
+        Table table = current.table().deepCopy();
+        Map<String, String> params = new HashMap<>(table.getParameters());
+        String version = (counter(current.version()) + 1) + ":" + writer + ":" + (++writes);
+        params.put(VERSION, version);
+        encode(next, params);
+        table.setParameters(params);
+        if (!metastore.alterTableIf(table, VERSION, current.version())) {
+            return null;
+        }
+        return new Stored(current.task(), next, version, table);
+    }
+
+    /**
+     * Whether the metastore enforces the compare-and-set: writes the state unchanged while expecting a version that
+     * is not stored. Older metastores accept such a write, and then this says false.
+     */
+    public boolean compareAndSetHonoured(Stored current) {
+        Table table = current.table().deepCopy();
+        Map<String, String> params = new HashMap<>(table.getParameters());
+        params.put(VERSION, (counter(current.version()) + 1) + ":" + writer + ":probe");
+        table.setParameters(params);
+        return !metastore.alterTableIf(table, VERSION, current.version() + ":not-stored");
+    }
+
+    private static long counter(String version) {
+        if (version == null || version.isEmpty()) {
+            return 0;
+        }
+        int colon = version.indexOf(':');
+        return Long.parseLong(colon < 0 ? version : version.substring(0, colon));
+    }
+
+    private Table definition(int task) {
+        StorageDescriptor sd = new StorageDescriptor();
+        sd.setCols(List.of(new FieldSchema("unused", "string", "state lives in the table parameters")));
+        sd.setLocation(location + "/" + tableName(task));
+        sd.setInputFormat("org.apache.hadoop.mapred.TextInputFormat");
+        sd.setOutputFormat("org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat");
+        SerDeInfo serde = new SerDeInfo();
+        serde.setSerializationLib("org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe");
+        serde.setParameters(new HashMap<>());
+        sd.setSerdeInfo(serde);
+        sd.setParameters(new HashMap<>());
+        sd.setBucketCols(new ArrayList<>());
+        sd.setSortCols(new ArrayList<>());
+        sd.setNumBuckets(-1);
+        Map<String, String> params = new HashMap<>();
+        params.put("EXTERNAL", "TRUE");
+        params.put("comment", "hive-sink connector " + connector + ", task " + task
+                + ": committed Kafka offsets and fencing state. Written by the connector only; do not edit.");
+        params.put(KIND, "task-state");
+        params.put(VERSION, "0");
+        Table table = new Table();
+        table.setDbName(database);
+        table.setTableName(tableName(task));
+        table.setOwner("hive-sink");
+        table.setTableType(TableType.EXTERNAL_TABLE.name());
+        table.setSd(sd);
+        table.setPartitionKeys(new ArrayList<>());
+        table.setParameters(params);
+        return table;
+    }
+
+    static Stored decode(int task, Table table) {
+        Map<String, String> params = table.getParameters() == null ? Map.of() : table.getParameters();
+        Map<TopicPartition, TaskState.PartitionState> partitions = new HashMap<>();
+        for (String line : ParameterLines.get(params, OFFSETS)) {
+            String[] f = line.split("\t");
+            partitions.put(new TopicPartition(f[0], Integer.parseInt(f[1])),
+                    new TaskState.PartitionState(Long.parseLong(f[2]), "owned".equals(f[3])));
+        }
+        TaskState.Intent intent = null;
+        String intentValue = params.get(INTENT);
+        if (intentValue != null && !intentValue.isEmpty()) {
+            String[] f = intentValue.split("\t", 2);
+            intent = new TaskState.Intent(f[0], f[1]);
+        }
+        TaskState state = new TaskState(params.get(OWNER), partitions, intent, params.get(LAST_BATCH));
+        return new Stored(task, state, params.getOrDefault(VERSION, "0"), table);
+    }
+
+    static void encode(TaskState state, Map<String, String> params) {
+        List<String> lines = new ArrayList<>();
+        state.partitions().entrySet().stream()
+                .sorted(Comparator.comparing((Map.Entry<TopicPartition, TaskState.PartitionState> e) ->
+                        e.getKey().topic()).thenComparingInt(e -> e.getKey().partition()))
+                .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t"
+                        + e.getValue().nextOffset() + "\t" + (e.getValue().owned() ? "owned" : "released")));
+        ParameterLines.put(params, OFFSETS, lines);
+        putOrRemove(params, OWNER, state.owner());
+        putOrRemove(params, LAST_BATCH, state.lastBatch());
+        putOrRemove(params, INTENT, state.intent() == null ? null
+                : state.intent().batchId() + "\t" + state.intent().manifestPath());
+        for (Map.Entry<String, String> e : params.entrySet()) {
+            if (e.getValue().length() > ParameterLines.MAX_VALUE_CHARS) {
+                throw new IllegalArgumentException("Metastore parameter " + e.getKey() + " would hold "
+                        + e.getValue().length() + " characters, more than the " + ParameterLines.MAX_VALUE_CHARS
+                        + " every metastore backend accepts.");
+            }
+        }
+    }
+
+    private static void putOrRemove(Map<String, String> params, String key, String value) {
+        if (value == null) {
+            params.remove(key);
+        } else {
+            params.put(key, value);
+        }
+    }
+}

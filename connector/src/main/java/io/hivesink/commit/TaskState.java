@@ -1,0 +1,83 @@
+package io.hivesink.commit;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What the metastore holds for one task: the offsets it committed per Kafka partition and whether it still owns
+ * each, the task instance that owns the state, and the batch it is committing (its intent), if any.
+ *
+ * @param owner the task instance that claimed these partitions last; another instance of the same task is a zombie
+ * @param intent the batch whose intent is durable but which may not be marked complete yet, or null
+ * @param lastBatch the last batch this state saw complete, or null
+ */
+public record TaskState(String owner, Map<TopicPartition, PartitionState> partitions, Intent intent,
+        String lastBatch) {
+
+    /**
+     * A Kafka partition's committed position ({@link #NONE} before the first commit) and whether this task still
+     * owns it.
+     */
+    public record PartitionState(long nextOffset, boolean owned) {
+        public static final long NONE = -1;
+    }
+
+    /** A batch that must be rolled forward: its id and its manifest on the FileSystem. */
+    public record Intent(String batchId, String manifestPath) {
+    }
+
+    public static final TaskState EMPTY = new TaskState(null, Map.of(), null, null);
+
+    public TaskState {
+        partitions = Map.copyOf(partitions);
+    }
+
+    public boolean owns(TopicPartition tp) {
+        PartitionState state = partitions.get(tp);
+        return state != null && state.owned();
+    }
+
+    public boolean ownsAny(Collection<TopicPartition> tps) {
+        return tps.stream().anyMatch(this::owns);
+    }
+
+    public TaskState withIntent(Intent next) {
+        return new TaskState(owner, partitions, next, lastBatch);
+    }
+
+    /** The batch is complete: its offsets are committed and its intent is done. */
+    public TaskState completed(String batchId, Map<TopicPartition, Long> nextOffsets) {
+        Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
+        nextOffsets.forEach((tp, offset) -> {
+            PartitionState old = next.get(tp);
+            long committed = old == null ? offset : Math.max(old.nextOffset(), offset);
+            next.put(tp, new PartitionState(committed, old == null || old.owned()));
+        });
+        Intent remaining = intent != null && intent.batchId().equals(batchId) ? null : intent;
+        return new TaskState(owner, next, remaining, batchId);
+    }
+
+    /** Marks the partitions as no longer owned here; their offsets stay, for the next owner to read. */
+    public TaskState released(Collection<TopicPartition> tps) {
+        Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
+        for (TopicPartition tp : tps) {
+            PartitionState old = next.get(tp);
+            if (old != null && old.owned()) {
+                next.put(tp, new PartitionState(old.nextOffset(), false));
+            }
+        }
+        return new TaskState(owner, next, intent, lastBatch);
+    }
+
+    /** This task instance now owns the partitions, at the given committed offsets (absent: none committed yet). */
+    public TaskState claimed(String newOwner, Collection<TopicPartition> tps, Map<TopicPartition, Long> offsets) {
+        Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
+        for (TopicPartition tp : tps) {
+            next.put(tp, new PartitionState(offsets.getOrDefault(tp, PartitionState.NONE), true));
+        }
+        return new TaskState(newOwner, next, intent, lastBatch);
+    }
+}

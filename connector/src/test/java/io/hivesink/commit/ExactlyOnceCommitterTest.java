@@ -1,0 +1,347 @@
+package io.hivesink.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.hivesink.avro.container.ParallelContainerWriter;
+import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.TableLayouts;
+import io.hivesink.fs.StagingArea;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.route.TableRouter;
+
+/**
+ * The commit protocol step by step against a real local FileSystem; the metastore is an in-memory fake of the
+ * narrow seam (the integration tests run the same protocol on HDFS and a real metastore).
+ */
+class ExactlyOnceCommitterTest {
+
+    static final Schema EVENT = SchemaBuilder.struct().name("Event")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("kind", Schema.STRING_SCHEMA)
+            .build();
+    static final TopicPartition EVENTS_0 = new TopicPartition("events", 0);
+    static final TopicPartition EVENTS_1 = new TopicPartition("events", 1);
+    static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
+    static final List<TopicPartition> ALL = List.of(EVENTS_0, EVENTS_1, ORDERS_0);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aBatchLandsInEveryTableWithItsLedgerRowsAndOffsets() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        assertTrue(task.committer.start(), "the fake honours compare-and-set");
+        assertEquals(Map.of(), task.committer.claim(ALL));
+        task.feed(ALL, 0, 6);
+        CommitSummary summary = task.commit();
+        assertEquals(18, summary.records());
+        assertEquals(2, summary.tables());
+        assertEquals(4, summary.files(), "events and orders, kinds a and b");
+        assertEquals(Map.of(EVENTS_0, 6L, EVENTS_1, 6L, ORDERS_0, 6L), task.committer.committedOffsets());
+
+        assertEquals(List.of("kind=a", "kind=b"), metastore.partitionNames("db", "events"));
+        assertEquals(expectedIds(List.of(EVENTS_0, EVENTS_1), 6), landedIds("events", metastore));
+        assertEquals(expectedIds(List.of(ORDERS_0), 6), landedIds("orders", metastore));
+
+        List<GenericRecord> rows = ledgerRows(metastore);
+        assertEquals(4, rows.size(), "a row per (table, partition)");
+        assertEquals(18L, rows.stream().mapToLong(r -> (Long) r.get("record_count")).sum());
+        GenericRecord eventsA = rows.stream().filter(r -> r.get("table_name").toString().equals("events")
+                && r.get("partition_name").toString().equals("kind=a")).findFirst().orElseThrow();
+        assertEquals(6L, eventsA.get("record_count"));
+        assertEquals("[{\"topic\": \"events\", \"kafka_partition\": 0, \"first_offset\": 0, \"last_offset\": 4, "
+                + "\"record_count\": 3}, {\"topic\": \"events\", \"kafka_partition\": 1, \"first_offset\": 0, "
+                + "\"last_offset\": 4, \"record_count\": 3}]", eventsA.get("kafka_offsets").toString());
+        assertEquals(1_000L, eventsA.get("min_timestamp"));
+        assertEquals(1_004L, eventsA.get("max_timestamp"));
+        assertTrue(stagedFiles().isEmpty(), "staging is left empty: " + stagedFiles());
+
+        Partition marker = metastore.getPartition("db", "hive_sink_ledger", List.of(summary.batchId())).orElseThrow();
+        assertEquals(Map.of(EVENTS_0, 6L, EVENTS_1, 6L, ORDERS_0, 6L),
+                Ledger.markedOffsetsOf(marker));
+    }
+
+    @ParameterizedTest
+    @EnumSource(FaultPoint.class)
+    void aCrashAtAnyStepLosesAndDuplicatesNothing(FaultPoint point) throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        AtomicBoolean armed = new AtomicBoolean();
+        Task first = new Task(metastore, 0, at -> {
+            if (at == point && armed.get()) {
+                throw new SimulatedCrash();
+            }
+        });
+        first.committer.start();
+        first.committer.claim(ALL);
+        first.feed(ALL, 0, 10);
+        first.commit();
+        armed.set(true); // the second batch crashes
+        first.feed(ALL, 10, 20);
+        assertThrows(SimulatedCrash.class, first::commit);
+
+        Task restarted = new Task(metastore, 0, FaultInjector.NONE);
+        restarted.committer.start();
+        Map<TopicPartition, Long> resumeAt = restarted.committer.claim(ALL);
+        long expected = point.compareTo(FaultPoint.INTENT_DURABLE) >= 0 ? 20 : 10;
+        assertEquals(Map.of(EVENTS_0, expected, EVENTS_1, expected, ORDERS_0, expected), resumeAt,
+                "a batch with a durable intent is rolled forward, one without is discarded");
+        assertTrue(stagedFiles().isEmpty(), "recovery leaves no staged debris: " + stagedFiles());
+
+        restarted.feed(ALL, resumeAt.get(EVENTS_0), 30);
+        restarted.commit();
+        assertEquals(expectedIds(List.of(EVENTS_0, EVENTS_1), 30), landedIds("events", metastore));
+        assertEquals(expectedIds(List.of(ORDERS_0), 30), landedIds("orders", metastore));
+        List<GenericRecord> rows = ledgerRows(metastore);
+        assertEquals(90L, rows.stream().mapToLong(r -> (Long) r.get("record_count")).sum(),
+                "the ledger counts each landed record once");
+        assertTrue(stagedFiles().isEmpty(), "staging is empty after the next commit: " + stagedFiles());
+    }
+
+    @Test
+    void anotherTaskFinishesABatchWhoseOwnerDiedAfterItsIntent() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task dead = new Task(metastore, 0, at -> {
+            if (at == FaultPoint.HALF_MOVED) {
+                throw new SimulatedCrash();
+            }
+        });
+        dead.committer.start();
+        dead.committer.claim(List.of(EVENTS_0));
+        dead.feed(List.of(EVENTS_0), 0, 8);
+        assertThrows(SimulatedCrash.class, dead::commit);
+
+        Task other = new Task(metastore, 1, FaultInjector.NONE);
+        other.committer.start();
+        assertEquals(Map.of(EVENTS_0, 8L), other.committer.claim(List.of(EVENTS_0)));
+        assertEquals(expectedIds(List.of(EVENTS_0), 8), landedIds("events", metastore));
+        assertEquals(1, ledgerRows(metastore).stream().map(r -> r.get("task")).distinct().count());
+    }
+
+    @Test
+    void aZombieTaskCannotCommitAfterAnotherTaskClaimedItsPartition() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task zombie = new Task(metastore, 0, FaultInjector.NONE);
+        zombie.committer.start();
+        zombie.committer.claim(List.of(EVENTS_0, EVENTS_1));
+        zombie.feed(List.of(EVENTS_0, EVENTS_1), 0, 5);
+        zombie.commit();
+
+        Task owner = new Task(metastore, 1, FaultInjector.NONE);
+        owner.committer.start();
+        assertEquals(Map.of(EVENTS_0, 5L), owner.committer.claim(List.of(EVENTS_0)));
+
+        zombie.feed(List.of(EVENTS_0), 5, 9);
+        TaskFencedException e = assertThrows(TaskFencedException.class, zombie::commit);
+        assertTrue(e.getMessage().contains("another task claimed events-0"), e.getMessage());
+        owner.feed(List.of(EVENTS_0), 5, 9);
+        owner.commit();
+        assertEquals(expectedIds(List.of(EVENTS_0), 9), landedIds("events", metastore).stream()
+                .filter(id -> id < 1_000_000).toList());
+
+        // the zombie keeps the partition it was not fenced from
+        zombie.feed(List.of(EVENTS_1), 5, 7);
+        zombie.commit();
+        assertEquals(Map.of(EVENTS_1, 7L), zombie.committer.committedOffsets());
+        assertTrue(stagedFiles().isEmpty(), "the fenced batch left nothing staged: " + stagedFiles());
+    }
+
+    @Test
+    void anOlderInstanceOfTheSameTaskIsFencedByTheNewOne() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task old = new Task(metastore, 0, FaultInjector.NONE);
+        old.committer.start();
+        old.committer.claim(List.of(EVENTS_0));
+        Task current = new Task(metastore, 0, FaultInjector.NONE);
+        current.committer.start();
+        current.committer.claim(List.of(EVENTS_0));
+
+        old.feed(List.of(EVENTS_0), 0, 3);
+        TaskFencedException e = assertThrows(TaskFencedException.class, old::commit);
+        assertTrue(e.getMessage().contains("another instance"), e.getMessage());
+        assertEquals(List.of(), landedIds("events", metastore));
+    }
+
+    @Test
+    void aMetastoreThatIgnoresCompareAndSetIsDetected() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        metastore.ignoreCompareAndSet = true;
+        assertFalse(new Task(metastore, 0, FaultInjector.NONE).committer.start());
+    }
+
+    @Test
+    void anExistingTableWithAnotherSchemaIsAClearError() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start();
+        task.committer.claim(ALL);
+        task.feed(List.of(EVENTS_0), 0, 1);
+        task.commit();
+
+        Schema other = SchemaBuilder.struct().name("Event").field("id", Schema.STRING_SCHEMA)
+                .field("kind", Schema.STRING_SCHEMA).build();
+        task.buffer.add(new SinkRecord("events", 0, null, null, other,
+                new Struct(other).put("id", "x").put("kind", "a"), 1), 0);
+        ConnectException e = assertThrows(ConnectException.class, task::commit);
+        assertTrue(e.getMessage().contains("db.events has a different Avro schema"), e.getMessage());
+    }
+
+    @Test
+    void aRetriedBatchLandsEachFileOnce() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start();
+        task.committer.claim(ALL);
+        task.feed(ALL, 0, 4);
+        var batch = task.buffer.drain();
+        metastore.failNextAddPartitions = true;
+        assertThrows(RuntimeException.class, () -> task.committer.commit(batch));
+        Path movedBeforeTheFailure = dir.resolve("warehouse/db.db/events/kind=a/part-" + batch.id() + "-00001.avro");
+        byte[] firstTry = Files.readAllBytes(movedBeforeTheFailure);
+        task.committer.commit(batch);
+        assertTrue(java.util.Arrays.equals(firstTry, Files.readAllBytes(movedBeforeTheFailure)),
+                "the retry finishes the durable intent instead of writing the batch again");
+        assertEquals(expectedIds(List.of(EVENTS_0, EVENTS_1), 4), landedIds("events", metastore));
+        assertEquals(12L, ledgerRows(metastore).stream().mapToLong(r -> (Long) r.get("record_count")).sum());
+    }
+
+    /** Ids of the records of these partitions with offsets 0 to end-1; each id encodes topic partition and offset. */
+    private static List<Long> expectedIds(List<TopicPartition> partitions, long end) {
+        List<Long> ids = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            for (long offset = 0; offset < end; offset++) {
+                ids.add(id(tp, offset));
+            }
+        }
+        return ids.stream().sorted().toList();
+    }
+
+    private static long id(TopicPartition tp, long offset) {
+        return tp.partition() * 1_000_000L + offset;
+    }
+
+    /** Every id in the table's registered partitions, sorted: a record landed twice shows up twice. */
+    private List<Long> landedIds(String table, InMemoryMetastore metastore) throws IOException {
+        List<Long> ids = new ArrayList<>();
+        for (String partition : metastore.partitionNames("db", table)) {
+            for (GenericRecord record : read(dir.resolve("warehouse/db.db/" + table + "/" + partition))) {
+                ids.add((Long) record.get("id"));
+            }
+        }
+        return ids.stream().sorted().toList();
+    }
+
+    private List<GenericRecord> ledgerRows(InMemoryMetastore metastore) throws IOException {
+        List<GenericRecord> rows = new ArrayList<>();
+        for (String partition : metastore.partitionNames("db", "hive_sink_ledger")) {
+            rows.addAll(read(dir.resolve("warehouse/db.db/hive_sink_ledger/" + partition)));
+        }
+        return rows;
+    }
+
+    private static List<GenericRecord> read(Path partitionDir) throws IOException {
+        List<GenericRecord> records = new ArrayList<>();
+        try (Stream<Path> files = Files.list(partitionDir)) {
+            List<Path> avro = files.filter(p -> p.getFileName().toString().endsWith(".avro")).sorted().toList();
+            assertFalse(avro.isEmpty(), "a registered partition has data behind it: " + partitionDir);
+            for (Path file : avro) {
+                try (DataFileReader<GenericRecord> reader =
+                        new DataFileReader<>(file.toFile(), new GenericDatumReader<>())) {
+                    reader.forEach(records::add);
+                }
+            }
+        }
+        return records;
+    }
+
+    private List<Path> stagedFiles() throws IOException {
+        Path staging = dir.resolve("staging");
+        if (!Files.exists(staging)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(staging)) {
+            return files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().endsWith(".crc"))
+                    .toList();
+        }
+    }
+
+    static final class SimulatedCrash extends Error {
+        SimulatedCrash() {
+            super("simulated crash");
+        }
+    }
+
+    /** One task instance: its buffer and committer, on the shared directory and metastore. */
+    private final class Task {
+        final BatchBuffer buffer;
+        final ExactlyOnceCommitter committer;
+
+        Task(InMemoryMetastore metastore, int taskId, FaultInjector faults) {
+            FileSystem fs;
+            try {
+                fs = FileSystem.getLocal(new Configuration());
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+            String warehouse = "file://" + dir.resolve("warehouse");
+            String staging = "file://" + dir.resolve("staging/conn");
+            String instance = "conn-t" + taskId + "-" + System.nanoTime();
+            buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("db", List.of("kind")), instance,
+                    ForkJoinPool.commonPool(), 4);
+            HiveTables tables = new HiveTables(metastore, "db", warehouse);
+            committer = new ExactlyOnceCommitter(tables,
+                    new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),
+                    new ParallelContainerWriter(ForkJoinPool.commonPool(), 2, "deflate", -1, 1024),
+                    new Ledger(tables, metastore, "hive_sink_ledger"),
+                    new StateTables(metastore, "db", "conn", "conn", staging + "/state", instance), faults, "conn",
+                    taskId, instance, () -> 1_700_000_000_000L, () -> { });
+        }
+
+        /** Records of offsets [from, to) of each partition, interleaved, kinds a and b alternating. */
+        void feed(List<TopicPartition> partitions, long from, long to) {
+            for (long offset = from; offset < to; offset++) {
+                for (TopicPartition tp : partitions) {
+                    Struct value = new Struct(EVENT).put("id", id(tp, offset)).put("kind", offset % 2 == 0 ? "a" : "b");
+                    buffer.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT, value, offset,
+                            1_000L + offset, org.apache.kafka.common.record.TimestampType.CREATE_TIME), 0);
+                }
+            }
+        }
+
+        CommitSummary commit() {
+            return committer.commit(buffer.drain());
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.hivesink.commit;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.Table;
+
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreException;
+import io.hivesink.route.HivePaths;
+
+/**
+ * Databases, tables and partitions in memory, with the metastore's semantics for what the connector relies on:
+ * add-if-not-exists and a compare-and-set alter_table. A narrow fake for unit tests; the integration tests run
+ * the real metastore.
+ */
+final class InMemoryMetastore implements Metastore {
+
+    final Map<String, Table> tables = new HashMap<>();
+    final Map<String, Map<String, Partition>> partitions = new HashMap<>();
+    final List<String> databases = new ArrayList<>();
+    int addPartitionCalls;
+    boolean failNextAddPartitions;
+    boolean ignoreCompareAndSet;
+
+    @Override
+    public synchronized boolean databaseExists(String database) {
+        return databases.contains(database);
+    }
+
+    @Override
+    public synchronized void createDatabase(String database, String locationUri) {
+        databases.add(database);
+    }
+
+    @Override
+    public synchronized Optional<Table> getTable(String database, String table) {
+        return Optional.ofNullable(tables.get(database + "." + table)).map(Table::new);
+    }
+
+    @Override
+    public synchronized void createTable(Table table) {
+        tables.putIfAbsent(table.getDbName() + "." + table.getTableName(), new Table(table));
+    }
+
+    @Override
+    public synchronized List<String> partitionNames(String database, String table) {
+        return new ArrayList<>(partitions.getOrDefault(database + "." + table, Map.of()).keySet());
+    }
+
+    @Override
+    public synchronized void addPartitions(List<Partition> added) {
+        if (failNextAddPartitions) {
+            failNextAddPartitions = false;
+            throw new MetastoreException("injected", null);
+        }
+        addPartitionCalls++;
+        for (Partition p : added) {
+            String key = p.getDbName() + "." + p.getTableName();
+            Table table = tables.get(key);
+            StringBuilder name = new StringBuilder();
+            for (int i = 0; i < p.getValues().size(); i++) {
+                name.append(i == 0 ? "" : "/").append(table.getPartitionKeys().get(i).getName()).append('=')
+                        .append(HivePaths.escapePathName(p.getValues().get(i)));
+            }
+            partitions.computeIfAbsent(key, k -> new LinkedHashMap<>()).putIfAbsent(name.toString(),
+                    new Partition(p));
+        }
+    }
+
+    @Override
+    public synchronized Optional<Partition> getPartition(String database, String table, List<String> values) {
+        return partitions.getOrDefault(database + "." + table, Map.of()).values().stream()
+                .filter(p -> p.getValues().equals(values)).findFirst().map(Partition::new);
+    }
+
+    @Override
+    public synchronized List<String> tableNames(String database, String pattern) {
+        Pattern regex = Pattern.compile(pattern.replace("*", ".*"));
+        return tables.values().stream().filter(t -> t.getDbName().equals(database))
+                .map(Table::getTableName).filter(n -> regex.matcher(n).matches()).sorted().toList();
+    }
+
+    @Override
+    public synchronized List<Table> getTables(String database, List<String> names) {
+        List<Table> found = new ArrayList<>();
+        for (String name : names) {
+            getTable(database, name).ifPresent(found::add);
+        }
+        return found;
+    }
+
+    @Override
+    public synchronized boolean alterTableIf(Table table, String expectedKey, String expectedValue) {
+        String key = table.getDbName() + "." + table.getTableName();
+        Table stored = tables.get(key);
+        if (!ignoreCompareAndSet && !expectedValue.equals(stored.getParameters().get(expectedKey))) {
+            return false;
+        }
+        tables.put(key, new Table(table));
+        return true;
+    }
+
+    @Override
+    public void close() {
+    }
+}
