@@ -52,8 +52,8 @@ public final class Ledger {
     static final Schema ROW = SchemaBuilder.record("LedgerRow").namespace("io.hivesink.ledger")
             .doc("One row per (batch, table, partition) of a committed batch")
             .fields()
-            .requiredString("connector")
-            .requiredInt("task")
+            .name("connector_name").doc("the Kafka Connect connector").type().stringType().noDefault()
+            .name("task_id").doc("the connector's task that committed the batch").type().intType().noDefault()
             .name("table_name").doc("table the records landed in").type().stringType().noDefault()
             .name("partition_name").doc("Hive partition name, empty if the table is unpartitioned").type()
                 .stringType().noDefault()
@@ -105,8 +105,8 @@ public final class Ledger {
             GenericRecord row = rows.get(key);
             if (row == null) {
                 row = new GenericData.Record(ROW);
-                row.put("connector", connector);
-                row.put("task", task);
+                row.put("connector_name", connector);
+                row.put("task_id", task);
                 row.put("table_name", group.table());
                 row.put("partition_name", group.partition().path());
                 row.put("record_count", 0L);

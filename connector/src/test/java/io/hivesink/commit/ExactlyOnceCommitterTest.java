@@ -147,7 +147,7 @@ class ExactlyOnceCommitterTest {
         other.committer.start();
         assertEquals(Map.of(EVENTS_0, 8L), other.committer.claim(List.of(EVENTS_0)));
         assertEquals(expectedIds(List.of(EVENTS_0), 8), landedIds("events", metastore));
-        assertEquals(1, ledgerRows(metastore).stream().map(r -> r.get("task")).distinct().count());
+        assertEquals(1, ledgerRows(metastore).stream().map(r -> r.get("task_id")).distinct().count());
     }
 
     @Test

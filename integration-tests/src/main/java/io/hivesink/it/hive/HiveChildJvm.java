@@ -20,6 +20,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import io.hivesink.it.child.ChildClasspath;
+
 /**
  * One Hive child JVM ({@code io.hivesink.hivechild.*Main}) and its side of the line protocol.
  *
@@ -95,7 +97,7 @@ final class HiveChildJvm implements AutoCloseable {
      */
     static HiveChildJvm start(String name, Path workDir, String mainClass, String maxHeap, List<Path> classpathFirst,
             List<String> args) {
-        HiveChildClasspath cp = HiveChildClasspath.locate();
+        ChildClasspath cp = ChildClasspath.hive();
         try {
             Files.createDirectories(workDir);
         } catch (IOException e) {

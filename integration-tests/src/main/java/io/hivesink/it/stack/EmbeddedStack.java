@@ -152,21 +152,26 @@ public final class EmbeddedStack implements AutoCloseable {
      */
     public void awaitCommittedToEnd(String connectorName, Duration timeout, String... topics) throws Exception {
         try (Admin admin = connect.kafka().createAdminClient()) {
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            admin.describeTopics(List.of(topics)).allTopicNames().get().forEach((topic, description) ->
-                    description.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()),
-                            OffsetSpec.latest())));
-            Map<TopicPartition, Long> ends = new HashMap<>();
-            admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
-            String group = "connect-" + connectorName;
-            await("connector " + connectorName + " to commit " + ends, timeout, () -> {
-                Map<TopicPartition, OffsetAndMetadata> committed = unchecked(
-                        () -> admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get());
-                return ends.entrySet().stream().allMatch(e -> e.getValue() == 0
-                        || (committed.get(e.getKey()) != null
-                        && committed.get(e.getKey()).offset() >= e.getValue()));
-            });
+            awaitCommittedToEnd(admin, connectorName, timeout, List.of(topics));
         }
+    }
+
+    static void awaitCommittedToEnd(Admin admin, String connectorName, Duration timeout, List<String> topics)
+            throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        admin.describeTopics(topics).allTopicNames().get().forEach((topic, description) ->
+                description.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()),
+                        OffsetSpec.latest())));
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
+        String group = "connect-" + connectorName;
+        await("connector " + connectorName + " to commit " + ends, timeout, () -> {
+            Map<TopicPartition, OffsetAndMetadata> committed = unchecked(
+                    () -> admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get());
+            return ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+                    || (committed.get(e.getKey()) != null
+                    && committed.get(e.getKey()).offset() >= e.getValue()));
+        });
     }
 
     public static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
@@ -227,11 +232,12 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    interface ThrowingSupplier<T> {
+    public interface ThrowingSupplier<T> {
         T get() throws Exception;
     }
 
-    static <T> T unchecked(ThrowingSupplier<T> supplier) {
+    /** Runs code that throws checked exceptions where a lambda may not. */
+    public static <T> T unchecked(ThrowingSupplier<T> supplier) {
         try {
             return supplier.get();
         } catch (RuntimeException e) {

@@ -1,0 +1,232 @@
+package io.hivesink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.FaultPoint;
+import io.hivesink.it.connect.ConnectWorkerProcess;
+import io.hivesink.it.stack.EmbeddedStack;
+import io.hivesink.it.stack.FailoverStack;
+import io.hivesink.it.stack.SampleData;
+
+/**
+ * Exactly-once on real parts: Connect workers as OS processes loading the plugin zip, killed at every step of the
+ * commit protocol, joined and left by a second worker, and stalled into a zombie; then Hive must show every
+ * produced record exactly once in three tables fed by two tasks, and the ledger must count the same records.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ExactlyOnceIT {
+
+    static final String DATABASE = "eo";
+    static final Schema READING = SchemaBuilder.struct().name("io.hivesink.it.Reading")
+            .field("seq", Schema.INT64_SCHEMA)
+            .field("region", Schema.STRING_SCHEMA)
+            .field("value", Schema.FLOAT64_SCHEMA)
+            .build();
+
+    private FailoverStack stack;
+    private KafkaProducer<byte[], byte[]> producer;
+    private final Map<String, Long> produced = new HashMap<>();
+
+    @BeforeAll
+    void startStack() throws Exception {
+        stack = FailoverStack.start(Path.of("target", "it-stack", "ExactlyOnceIT"));
+        producer = stack.kafka().createProducer(Map.of());
+    }
+
+    @AfterAll
+    void stopStack() {
+        if (producer != null) {
+            producer.close();
+        }
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @Test
+    void aWorkerKilledAtEveryStepOfTheCommitLosesAndDuplicatesNothing() throws Exception {
+        String connector = "crash-sink";
+        List<String> topics = createTopics("crash");
+        Map<String, String> config = connectorConfig(connector, topics);
+        List<String> crashes = new ArrayList<>();
+        for (FaultPoint point : FaultPoint.values()) {
+            try (ConnectWorkerProcess worker = stack.startWorker(Map.of(),
+                    Map.of(FaultInjector.ENVIRONMENT, point.name()))) {
+                worker.rest().putConnector(connector, config);
+                produce(topics, 300);
+                assertEquals(FaultInjector.HALT_STATUS, worker.awaitExit(Duration.ofSeconds(120)),
+                        "the worker halts at " + point);
+                crashes.add(point + " after " + haltedAfter(worker));
+            }
+        }
+        try (ConnectWorkerProcess survivor = stack.startWorker(Map.of(), Map.of())) {
+            survivor.rest().putConnector(connector, config);
+            produce(topics, 300);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            survivor.rest().deleteConnector(connector); // the next tests' workers must not run it
+        }
+        System.out.println("Crashes: " + crashes);
+        assertExactlyOnce(connector, topics);
+    }
+
+    @Test
+    void aSecondWorkerJoiningAndLeavingMidStreamLosesAndDuplicatesNothing() throws Exception {
+        String connector = "rebalance-sink";
+        List<String> topics = createTopics("rebalance");
+        try (ConnectWorkerProcess first = stack.startWorker(Map.of(), Map.of())) {
+            first.rest().putConnector(connector, connectorConfig(connector, topics));
+            CompletableFuture<Void> stream = CompletableFuture.runAsync(() -> EmbeddedStack.unchecked(() -> {
+                for (int step = 0; step < 30; step++) {
+                    produce(topics, 100);
+                    Thread.sleep(400);
+                }
+                return null;
+            }));
+            Thread.sleep(3_000);
+            ConnectWorkerProcess second = stack.startWorker(Map.of(), Map.of());
+            awaitTasksOn(connector, second, Duration.ofSeconds(60));
+            Thread.sleep(4_000);
+            second.kill(); // leaves without a goodbye: its tasks move back after the rebalance delay
+            stream.join();
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            first.rest().deleteConnector(connector);
+        }
+        assertExactlyOnce(connector, topics);
+    }
+
+    @Test
+    void aZombieTaskIsFencedAndItsLateCommitRefused() throws Exception {
+        String connector = "zombie-sink";
+        List<String> topics = createTopics("zombie");
+        // The first commit stalls past max.poll.interval.ms: the task's consumer is dropped from the group, the
+        // other task claims its partitions, and then the stalled one wakes up and tries to commit.
+        try (ConnectWorkerProcess worker = stack.startWorker(Map.of("consumer.max.poll.interval.ms", "8000"),
+                Map.of(FaultInjector.ENVIRONMENT, FaultPoint.ALL_STAGED + ":1:stall=25000"))) {
+            worker.rest().putConnector(connector, connectorConfig(connector, topics));
+            produce(topics, 600);
+            Path log = Path.of("target", "it-stack", "ExactlyOnceIT", worker.name(), "worker.log");
+            EmbeddedStack.await("the zombie's commit to be refused", Duration.ofMinutes(2),
+                    () -> EmbeddedStack.unchecked(() -> Files.readString(log, StandardCharsets.UTF_8))
+                            .contains("was fenced: another task claimed"));
+            JsonNode status = worker.rest().status(connector);
+            for (JsonNode task : status.get("tasks")) {
+                if ("FAILED".equals(task.get("state").asText())) {
+                    assertTrue(task.get("trace").asText().contains("was fenced"), task.toString());
+                    worker.rest().restartTask(connector, task.get("id").asInt());
+                }
+            }
+            produce(topics, 300);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            worker.rest().deleteConnector(connector);
+        }
+        assertExactlyOnce(connector, topics);
+    }
+
+    private List<String> createTopics(String prefix) {
+        List<String> topics = List.of(prefix + ".a", prefix + ".b", prefix + ".c");
+        for (String topic : topics) {
+            stack.kafka().createTopic(topic, 2);
+        }
+        return topics;
+    }
+
+    private Map<String, String> connectorConfig(String connector, List<String> topics) {
+        Map<String, String> config = stack.connectorConfig(connector, DATABASE);
+        config.put("topics", String.join(",", topics));
+        config.put("tasks.max", "2");
+        config.put("partition.fields", "region");
+        config.put("batch.max.records", "400");
+        return config;
+    }
+
+    /** Produces the next {@code count} readings of each topic; seq numbers each topic's records from 0. */
+    private synchronized void produce(List<String> topics, int count) throws Exception {
+        for (String topic : topics) {
+            long from = produced.getOrDefault(topic, 0L);
+            SampleData.produce(producer, topic, READING, from, from + count, seq -> new Struct(READING)
+                    .put("seq", seq).put("region", SampleData.REGIONS.get((int) (seq % 3)))
+                    .put("value", seq * 0.5));
+            produced.put(topic, from + count);
+        }
+    }
+
+    /**
+     * Every produced record once in its table (count = distinct seq = produced), and the ledger rows of the
+     * connector count exactly the records in each table partition.
+     */
+    private void assertExactlyOnce(String connector, List<String> topics) {
+        StringBuilder data = new StringBuilder();
+        Map<String, String> expectedPerTable = new TreeMap<>();
+        for (String topic : topics) {
+            String table = topic.replace('.', '_');
+            data.append(data.length() == 0 ? "" : " union all ").append("select '").append(table)
+                    .append("' as t, region, count(*) as n, count(distinct seq) as d from ").append(DATABASE)
+                    .append('.').append(table).append(" group by region");
+            expectedPerTable.put(table, Long.toString(produced.get(topic)));
+        }
+        Map<String, Long> rows = new TreeMap<>();
+        Map<String, Long> perTable = new TreeMap<>();
+        for (List<String> row : stack.hive().query(data.toString())) {
+            assertEquals(row.get(2), row.get(3), "no record twice in " + row);
+            rows.put(row.get(0) + "/region=" + row.get(1), Long.parseLong(row.get(2)));
+            perTable.merge(row.get(0), Long.parseLong(row.get(2)), Long::sum);
+        }
+        Map<String, String> landed = new TreeMap<>();
+        perTable.forEach((table, n) -> landed.put(table, Long.toString(n)));
+        assertEquals(expectedPerTable, landed, "every produced record landed once");
+
+        Map<String, Long> ledger = new TreeMap<>();
+        for (List<String> row : stack.hive().query("select table_name, partition_name, sum(record_count) from "
+                + DATABASE + ".hive_sink_ledger where connector_name = '" + connector + "' group by table_name, "
+                + "partition_name")) {
+            ledger.put(row.get(0) + "/" + row.get(1), Long.parseLong(row.get(2)));
+        }
+        assertEquals(rows, ledger, "the ledger counts what landed, per table and partition");
+    }
+
+    private void awaitTasksOn(String connector, ConnectWorkerProcess worker, Duration timeout) throws Exception {
+        EmbeddedStack.await("a task of " + connector + " to run on " + worker.name(), timeout, () -> {
+            JsonNode status = EmbeddedStack.unchecked(() -> worker.rest().status(connector));
+            if (status == null) {
+                return false;
+            }
+            for (JsonNode task : status.get("tasks")) {
+                if (task.get("worker_id").asText().contains(worker.rest().baseUrl().replaceAll(".*:(\\d+)/", "$1"))
+                        && "RUNNING".equals(task.get("state").asText())) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    private static String haltedAfter(ConnectWorkerProcess worker) {
+        String tail = worker.logTail();
+        int at = tail.lastIndexOf("halting the JVM at ");
+        return at < 0 ? "(not logged)" : tail.substring(at).lines().findFirst().orElse("");
+    }
+}
