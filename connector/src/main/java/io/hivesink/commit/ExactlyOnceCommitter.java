@@ -209,24 +209,27 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
         long t3 = System.nanoTime();
 
         Finished finished = finish(manifest);
-        updateMine(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
-        discardQuietly(batch.id());
         long t4 = System.nanoTime();
+        updateMine(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
+        long t5 = System.nanoTime();
+        discardQuietly(batch.id());
         return new CommitSummary(batch.id(), batch.records(), tablesByName.size(), finished.partitions,
                 finished.newPartitions, files.size(), bytes, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2),
-                finished.movingMs, finished.registeringMs, finished.markingMs, ms(t4 - t3) - finished.totalMs());
+                finished.movingMs, finished.registeringMs, finished.markingMs, ms(t5 - t4));
     }
 
     private CommitSummary resume(Batch batch, TaskState.Intent intent) {
         long t0 = System.nanoTime();
         Manifest manifest = readManifest(intent);
         Finished finished = finish(manifest);
+        long t1 = System.nanoTime();
         updateMine(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
+        long t2 = System.nanoTime();
         discardQuietly(batch.id());
-        log.info("Finished batch {} after a failed try", batch.id());
+        log.info("Finished batch {} after a failed try ({} ms)", batch.id(), ms(t2 - t0));
         return new CommitSummary(batch.id(), batch.records(), batch.tables().size(), finished.partitions,
                 finished.newPartitions, manifest.files().size(), 0, 0, 0, 0, finished.movingMs,
-                finished.registeringMs, finished.markingMs, ms(System.nanoTime() - t0) - finished.totalMs());
+                finished.registeringMs, finished.markingMs, ms(t2 - t1));
     }
 
     private Manifest readManifest(TaskState.Intent intent) {
@@ -249,9 +252,6 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
 
     /** What finishing a batch did. */
     private record Finished(int partitions, int newPartitions, long movingMs, long registeringMs, long markingMs) {
-        long totalMs() {
-            return movingMs + registeringMs + markingMs;
-        }
     }
 
     /** Steps 3 to 5 of a batch whose intent is durable: each repeatable, so anyone can roll the batch forward. */

@@ -60,6 +60,8 @@ public final class HiveSqlMain {
         conf.put("mapreduce.framework.name", "local");
         conf.put("hive.exec.mode.local.auto", "true");
         conf.put("hive.exec.submitviachild", "false");
+        // map joins build their hash table in a local task that would otherwise run `hadoop jar` (not installed)
+        conf.put("hive.exec.submit.local.task.via.child", "false");
         conf.put("hive.server2.enable.doAs", "false");
         conf.put("hive.support.concurrency", "false");
         conf.put("hive.txn.manager", "org.apache.hadoop.hive.ql.lockmgr.DummyTxnManager");

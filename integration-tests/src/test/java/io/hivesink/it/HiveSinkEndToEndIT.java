@@ -24,9 +24,12 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
@@ -141,6 +144,39 @@ class HiveSinkEndToEndIT {
                         + " where id = 42"));
 
         assertFilesHoldEveryRecordOnceInOrder(orders, ORDERS);
+        assertTheReadmeLedgerQueriesWork(hive, orders);
+    }
+
+    /** The reader queries of the README, run as written there, against what the connector landed. */
+    private void assertTheReadmeLedgerQueriesWork(HiveSql hive, String orders) throws Exception {
+        String ledger = DATABASE + ".hive_sink_ledger";
+        List<List<String>> batches = hive.query("select batch_id, connector_name, task_id, sum(record_count) as "
+                + "records, count(distinct table_name) as tables, min(commit_time) as committed from " + ledger
+                + " group by batch_id, connector_name, task_id");
+        assertEquals(ORDERS + CUSTOMERS, batches.stream().mapToLong(r -> Long.parseLong(r.get(3))).sum(),
+                "the ledger's complete batches hold every record once: " + batches);
+        assertTrue(batches.stream().allMatch(r -> r.get(1).equals("orders-sink")), batches.toString());
+
+        assertEquals(List.of(List.of(Integer.toString(ORDERS))), hive.query("select count(*) from " + orders
+                + " o join (select distinct batch_id from " + ledger + " where table_name = '" + ORDERS_TABLE
+                + "') b on regexp_extract(o.INPUT__FILE__NAME, 'part-(.+)-[0-9]+\\.avro$', 1) = b.batch_id"),
+                "every landed order belongs to a complete batch");
+
+        Map<String, String> ends = new TreeMap<>();
+        try (Admin admin = stack.connect().kafka().createAdminClient()) {
+            for (int p = 0; p < 3; p++) {
+                TopicPartition tp = new TopicPartition(ORDERS_TOPIC, p);
+                long end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all().get().get(tp).offset();
+                ends.put(ORDERS_TOPIC + "-" + p, Long.toString(end - 1));
+            }
+        }
+        Map<String, String> highWater = new TreeMap<>();
+        for (List<String> row : hive.query("select k.topic, k.kafka_partition, max(k.last_offset) from " + ledger
+                + " lateral view explode(kafka_offsets) o as k where k.topic = '" + ORDERS_TOPIC + "' group by "
+                + "k.topic, k.kafka_partition")) {
+            highWater.put(row.get(0) + "-" + row.get(1), row.get(2));
+        }
+        assertEquals(ends, highWater, "the last committed offset of each Kafka partition");
     }
 
     private static List<List<String>> expectedCounts(Map<String, Integer> counts) {

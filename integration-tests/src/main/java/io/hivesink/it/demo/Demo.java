@@ -1,10 +1,5 @@
 package io.hivesink.it.demo;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +12,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import io.hivesink.it.connect.ConnectRest;
 import io.hivesink.it.hive.HiveSql;
 import io.hivesink.it.stack.EmbeddedStack;
 import io.hivesink.it.stack.SampleData;
@@ -92,10 +88,10 @@ public final class Demo {
             done(t);
 
             t = System.nanoTime();
-            String config = connectorJson(stack);
+            Map<String, String> config = connectorConfig(stack);
             step("Deploying the connector: PUT " + stack.connectRestUrl() + "connectors/" + CONNECTOR + "/config");
-            System.out.println(indent(config));
-            deploy(stack.connectRestUrl(), config);
+            System.out.println(indent(json(config)));
+            new ConnectRest(stack.connectRestUrl()).putConnector(CONNECTOR, config);
             stack.awaitCommittedToEnd(CONNECTOR, Duration.ofMinutes(5), ORDERS_TOPIC, CUSTOMERS_TOPIC);
             done(t);
 
@@ -111,6 +107,9 @@ public final class Demo {
             expectCount(hive, "shop.dim_customers", customers);
             query(hive, "select id, region, status, cast(amount as string) as amount, cast(ts as string) as ts, "
                     + "tags, address.street from shop.shop_orders_v1 where id < 3 order by id");
+            query(hive, "select batch_id, task_id, sum(record_count) as records, count(distinct table_name) as "
+                    + "tables, sum(file_count) as files from shop.hive_sink_ledger group by batch_id, task_id "
+                    + "order by batch_id");
             done(t);
             System.out.printf("%nDemo finished in %.0f s: %d orders and %d customers landed in Hive.%n",
                     seconds(start), orders, customers);
@@ -134,7 +133,7 @@ public final class Demo {
         return 0;
     }
 
-    private static String connectorJson(EmbeddedStack stack) {
+    private static Map<String, String> connectorConfig(EmbeddedStack stack) {
         Map<String, String> props = new TreeMap<>(stack.connectorConfig(CONNECTOR));
         props.remove("name");
         props.put("topics", ORDERS_TOPIC + "," + CUSTOMERS_TOPIC);
@@ -143,31 +142,13 @@ public final class Demo {
         props.put("hive.table.map", CUSTOMERS_TOPIC + ":dim_customers");
         props.put("partition.fields", "region");
         props.put("avro.codec", "snappy");
-        StringBuilder json = new StringBuilder("{\n");
-        List<String> entries = new ArrayList<>();
-        props.forEach((k, v) -> entries.add("  \"" + k + "\": \"" + v + "\""));
-        json.append(String.join(",\n", entries)).append("\n}");
-        return json.toString();
+        return props;
     }
 
-    private static void deploy(String restUrl, String json) throws IOException, InterruptedException {
-        HttpClient http = HttpClient.newHttpClient();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(restUrl + "connectors/" + CONNECTOR + "/config"))
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(json))
-                .build();
-        for (int attempt = 1; ; attempt++) {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() / 100 == 2) {
-                return;
-            }
-            // a worker answers 409 while its group is still forming
-            if (response.statusCode() != 409 || attempt == 30) {
-                throw new IllegalStateException("Connect REST answered " + response.statusCode() + ": "
-                        + response.body());
-            }
-            Thread.sleep(1_000);
-        }
+    private static String json(Map<String, String> props) {
+        List<String> entries = new ArrayList<>();
+        props.forEach((k, v) -> entries.add("  \"" + k + "\": \"" + v + "\""));
+        return "{\n" + String.join(",\n", entries) + "\n}";
     }
 
     private static void query(HiveSql hive, String sql) {

@@ -209,7 +209,7 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    static void deleteRecursively(Path dir) throws java.io.IOException {
+    public static void deleteRecursively(Path dir) throws java.io.IOException {
         if (!Files.exists(dir)) {
             return;
         }

@@ -1,0 +1,227 @@
+package io.hivesink.it.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.ToLongFunction;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import io.hivesink.avro.container.ParallelContainerWriter;
+import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.TableLayouts;
+import io.hivesink.commit.CommitSummary;
+import io.hivesink.commit.ExactlyOnceCommitter;
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.FaultPoint;
+import io.hivesink.commit.Ledger;
+import io.hivesink.commit.StateTables;
+import io.hivesink.fs.StagingArea;
+import io.hivesink.it.hive.MetastoreProcess;
+import io.hivesink.it.stack.EmbeddedStack;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreSettings;
+import io.hivesink.metastore.ThriftMetastore;
+import io.hivesink.route.TableRouter;
+
+/**
+ * What the commit protocol costs on a real metastore (4.0.1 on Derby, in a child JVM) and HDFS (MiniDFSCluster):
+ * the metastore time of a batch touching 50 tables, with new and with existing partitions, and the time a task
+ * takes to recover (claim its partitions) when 10,000 files are committed, against the same with none.
+ *
+ * <pre>
+ * java -cp "integration-tests/target/classes:$(cat integration-tests/target/classpath.txt)" \
+ *     io.hivesink.it.bench.CommitCostBenchmark [--tables 50] [--files 10000] [--rounds 7]
+ * </pre>
+ */
+public final class CommitCostBenchmark {
+
+    static final Schema EVENT = SchemaBuilder.struct().name("Event")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("bucket", Schema.STRING_SCHEMA)
+            .build();
+
+    public static void main(String[] args) throws Exception {
+        int tables = intArg(args, "--tables", 50);
+        int files = intArg(args, "--files", 10_000);
+        int rounds = intArg(args, "--rounds", 7);
+        Path work = Path.of("target", "commit-cost").toAbsolutePath();
+        EmbeddedStack.deleteRecursively(work);
+        MiniDFSCluster dfs = new MiniDFSCluster.Builder(new Configuration(), work.resolve("hdfs").toFile())
+                .numDataNodes(1).build();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (MetastoreProcess metastoreProcess = MetastoreProcess.start(work.resolve("metastore"),
+                dfs.getURI().toString())) {
+            Configuration conf = new Configuration();
+            Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()),
+                    false, "", ""), conf);
+            Rig rig = new Rig(dfs.getFileSystem(), metastore, dfs.getURI() + "/warehouse", pool);
+            manyTables(rig, tables, rounds);
+            recovery(rig, files, rounds);
+        } finally {
+            pool.shutdownNow();
+            dfs.shutdown(true);
+        }
+    }
+
+    /** One batch over {@code tables} tables, 2 partitions each: first all partitions new, then all existing. */
+    private static void manyTables(Rig rig, int tables, int rounds) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int t = 0; t < tables; t++) {
+            partitions.add(new TopicPartition("wide" + t, 0));
+        }
+        Task task = rig.task("wide-sink", 0, FaultInjector.NONE);
+        task.committer.claim(partitions);
+        List<CommitSummary> summaries = new ArrayList<>();
+        long offset = 0;
+        for (int round = 0; round <= rounds; round++) {
+            for (TopicPartition tp : partitions) {
+                for (int r = 0; r < 4; r++) {
+                    task.add(tp, offset + r, "b" + (r % 2));
+                }
+            }
+            offset += 4;
+            summaries.add(task.commit());
+        }
+        CommitSummary first = summaries.get(0);
+        List<CommitSummary> existing = summaries.subList(1, summaries.size());
+        System.out.printf(Locale.ROOT, "Batch over %d tables, %d partitions, %d files%n", first.tables(),
+                first.partitions(), first.files());
+        System.out.printf(Locale.ROOT, "  new partitions (1 batch):      intent %d ms, add_partitions %d ms "
+                + "(%d calls), ledger marker (the atomic write) %d ms, state %d ms; metastore total %d ms%n",
+                first.intentMs(), first.registeringMs(), first.tables(), first.markingMs(), first.stateMs(),
+                metastoreMs(first));
+        System.out.printf(Locale.ROOT, "  existing partitions (median of %d batches): intent %d ms, "
+                + "add_partitions %d ms, ledger marker (the atomic write) %d ms, state %d ms; metastore total "
+                + "%d ms%n", existing.size(), median(existing, CommitSummary::intentMs),
+                median(existing, CommitSummary::registeringMs), median(existing, CommitSummary::markingMs),
+                median(existing, CommitSummary::stateMs), median(existing, CommitCostBenchmark::metastoreMs));
+    }
+
+    /** Claiming partitions after a restart: with no committed files, then with {@code files} committed files. */
+    private static void recovery(Rig rig, int files, int rounds) {
+        List<TopicPartition> partitions = List.of(new TopicPartition("deep", 0), new TopicPartition("deep", 1));
+        int filesPerBatch = 100;
+        List<Long> empty = claimTimes(rig, "deep-sink", partitions, rounds);
+        Task task = rig.task("deep-sink", 0, FaultInjector.NONE);
+        task.committer.claim(partitions);
+        long offset = 0;
+        long start = System.nanoTime();
+        for (int batch = 0; batch < files / filesPerBatch; batch++) {
+            for (int r = 0; r < filesPerBatch; r++) {
+                task.add(partitions.get(r % 2), offset + r / 2, "b" + r);
+            }
+            offset += filesPerBatch / 2;
+            task.commit();
+        }
+        System.out.printf(Locale.ROOT, "Committed %d files in %d batches in %.1f s%n", files, files / filesPerBatch,
+                (System.nanoTime() - start) / 1e9);
+        List<Long> full = claimTimes(rig, "deep-sink", partitions, rounds);
+
+        Task crashing = rig.task("deep-sink", 0, point -> {
+            if (point == FaultPoint.INTENT_DURABLE) {
+                throw new Crash();
+            }
+        });
+        crashing.committer.claim(partitions);
+        for (int r = 0; r < filesPerBatch; r++) {
+            crashing.add(partitions.get(r % 2), offset + r / 2, "b" + r);
+        }
+        try {
+            crashing.commit();
+        } catch (Crash expected) {
+            // the batch's intent is durable, nothing is moved yet
+        }
+        Task recovering = rig.task("deep-sink", 0, FaultInjector.NONE);
+        long t0 = System.nanoTime();
+        recovering.committer.claim(partitions);
+        long rollForwardMs = (System.nanoTime() - t0) / 1_000_000;
+        System.out.printf(Locale.ROOT, "Recovery (claim on restart), median of %d: %d ms with no files, %d ms with "
+                + "%d committed files (ratio %.2f); rolling forward an interrupted batch of %d files: %d ms%n",
+                rounds, medianOf(empty), medianOf(full), files, medianOf(full) / (double) medianOf(empty),
+                filesPerBatch, rollForwardMs);
+    }
+
+    private static List<Long> claimTimes(Rig rig, String connector, List<TopicPartition> partitions, int rounds) {
+        List<Long> times = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            Task restarted = rig.task(connector, 0, FaultInjector.NONE);
+            long t0 = System.nanoTime();
+            restarted.committer.claim(partitions);
+            times.add((System.nanoTime() - t0) / 1_000_000);
+        }
+        return times;
+    }
+
+    /** Every metastore call of a batch (the tables are cached after the first batch). */
+    private static long metastoreMs(CommitSummary s) {
+        return s.intentMs() + s.registeringMs() + s.markingMs() + s.stateMs();
+    }
+
+    private static long median(List<CommitSummary> summaries, ToLongFunction<CommitSummary> metric) {
+        List<Long> values = new ArrayList<>();
+        summaries.forEach(s -> values.add(metric.applyAsLong(s)));
+        return medianOf(values);
+    }
+
+    private static long medianOf(List<Long> values) {
+        List<Long> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static int intArg(String[] args, String name, int fallback) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return Integer.parseInt(args[i + 1]);
+            }
+        }
+        return fallback;
+    }
+
+    private static final class Crash extends RuntimeException {
+    }
+
+    /** The shared parts: file system, metastore, warehouse, encoding pool. */
+    private record Rig(FileSystem fs, Metastore metastore, String warehouse, ExecutorService pool) {
+        Task task(String connector, int taskId, FaultInjector faults) {
+            String instance = connector + "-t" + taskId + "-" + Long.toString(System.nanoTime(), 36);
+            String staging = warehouse + "/.hive-sink-staging/" + connector;
+            HiveTables tables = new HiveTables(metastore, "bench", warehouse);
+            BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench",
+                    List.of("bucket")), instance, pool, 4);
+            ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables,
+                    new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),
+                    new ParallelContainerWriter(pool, 2, "snappy", -1, 1 << 20),
+                    new Ledger(tables, metastore, "hive_sink_ledger"),
+                    new StateTables(metastore, "bench", connector, connector.replace('-', '_'), staging + "/state",
+                            instance), faults, connector, taskId, instance, System::currentTimeMillis, () -> { });
+            committer.start();
+            return new Task(buffer, committer);
+        }
+    }
+
+    private record Task(BatchBuffer buffer, ExactlyOnceCommitter committer) {
+        void add(TopicPartition tp, long offset, String bucket) {
+            buffer.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
+                    new Struct(EVENT).put("id", offset).put("bucket", bucket), offset), 0);
+        }
+
+        CommitSummary commit() {
+            return committer.commit(buffer.drain());
+        }
+    }
+}
