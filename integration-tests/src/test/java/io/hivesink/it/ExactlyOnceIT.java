@@ -91,6 +91,7 @@ class ExactlyOnceIT {
         }
         System.out.println("Crashes: " + crashes);
         assertExactlyOnce(connector, topics);
+        assertNothingStaged(connector);
     }
 
     @Test
@@ -206,6 +207,19 @@ class ExactlyOnceIT {
             ledger.put(row.get(0) + "/" + row.get(1), Long.parseLong(row.get(2)));
         }
         assertEquals(rows, ledger, "the ledger counts what landed, per table and partition");
+    }
+
+    /** Recovery removed what the crashed batches had staged, and the later commits cleaned up after themselves. */
+    private void assertNothingStaged(String connector) throws Exception {
+        org.apache.hadoop.fs.FileSystem fs = stack.fileSystem();
+        org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path("/warehouse/hive-sink/.hive-sink-staging/"
+                + connector.replace('-', '_'));
+        List<String> left = new ArrayList<>();
+        var files = fs.listFiles(staging, true);
+        while (files.hasNext()) {
+            left.add(files.next().getPath().toString());
+        }
+        assertEquals(List.of(), left, "no staged debris");
     }
 
     private void awaitTasksOn(String connector, ConnectWorkerProcess worker, Duration timeout) throws Exception {

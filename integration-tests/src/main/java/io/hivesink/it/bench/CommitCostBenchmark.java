@@ -28,6 +28,7 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Ledger;
 import io.hivesink.commit.StateTables;
+import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.it.hive.MetastoreProcess;
 import io.hivesink.it.stack.EmbeddedStack;
@@ -65,10 +66,11 @@ public final class CommitCostBenchmark {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (MetastoreProcess metastoreProcess = MetastoreProcess.start(work.resolve("metastore"),
                 dfs.getURI().toString())) {
-            Configuration conf = new Configuration();
+            Configuration conf = HadoopFileSystems.configuration(""); // as the connector configures its client
             Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()),
                     false, "", ""), conf);
-            Rig rig = new Rig(dfs.getFileSystem(), metastore, dfs.getURI() + "/warehouse", pool);
+            Rig rig = new Rig(HadoopFileSystems.open(dfs.getURI().toString(), conf), metastore,
+                    dfs.getURI() + "/warehouse", pool);
             manyTables(rig, tables, rounds);
             recovery(rig, files, rounds);
         } finally {

@@ -108,6 +108,10 @@ public final class FailoverStack implements AutoCloseable {
         return kafka;
     }
 
+    public org.apache.hadoop.fs.FileSystem fileSystem() throws IOException {
+        return dfs.getFileSystem();
+    }
+
     public String hdfsUri() {
         return dfs.getURI().toString();
     }
