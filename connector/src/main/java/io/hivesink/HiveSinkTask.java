@@ -14,6 +14,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
@@ -57,6 +58,8 @@ public class HiveSinkTask extends SinkTask {
     private ExactlyOnceCommitter committer;
     /** A closed batch whose commit failed with a retriable error; committed before anything else happens. */
     private Batch pending;
+    /** A bad record or fencing stopped the task: nothing more is committed. */
+    private boolean stopped;
 
     public HiveSinkTask() {
         this(System::currentTimeMillis);
@@ -133,13 +136,19 @@ public class HiveSinkTask extends SinkTask {
 
     @Override
     public void put(Collection<SinkRecord> records) {
-        commitPending();
-        for (SinkRecord record : records) {
-            buffer.add(record, clock.getAsLong());
-            flushIfDue();
+        try {
+            commitPending();
+            for (SinkRecord record : records) {
+                buffer.add(record, clock.getAsLong());
+                flushIfDue();
+            }
+            buffer.submitPending(); // encode what came in while the consumer fetches more
+            flushIfDue(); // the interval also elapses while no records arrive
+        } catch (DataException | TaskFencedException e) {
+            // The task stops; the offset commit that Connect still makes while closing must not try this batch again.
+            stopped = true;
+            throw e;
         }
-        buffer.submitPending(); // encode what came in while the consumer fetches more
-        flushIfDue(); // the interval also elapses while no records arrive
     }
 
     private void flushIfDue() {
@@ -172,9 +181,11 @@ public class HiveSinkTask extends SinkTask {
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        commitPending();
-        if (!buffer.isEmpty()) {
-            flush("offset commit");
+        if (!stopped) {
+            commitPending();
+            if (!buffer.isEmpty()) {
+                flush("offset commit");
+            }
         }
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
         Map<TopicPartition, Long> committedOffsets = committer.committedOffsets();

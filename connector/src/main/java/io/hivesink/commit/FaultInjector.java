@@ -27,9 +27,9 @@ public interface FaultInjector {
 
     void reached(FaultPoint point);
 
+    /** The injector of this JVM: one count for all its tasks, so a worker halts or stalls once, not per task. */
     static FaultInjector fromEnvironment() {
-        String spec = System.getenv(ENVIRONMENT);
-        return spec == null || spec.isBlank() ? NONE : parse(spec.trim());
+        return FromEnvironment.INSTANCE;
     }
 
     static FaultInjector parse(String spec) {
@@ -66,5 +66,18 @@ public interface FaultInjector {
             }
             log.warn("Fault injection: resuming after the stall at {}", point);
         };
+    }
+
+    /** Reads the environment once per JVM, when a task first asks. */
+    final class FromEnvironment {
+        static final FaultInjector INSTANCE = create();
+
+        private FromEnvironment() {
+        }
+
+        private static FaultInjector create() {
+            String spec = System.getenv(ENVIRONMENT);
+            return spec == null || spec.isBlank() ? NONE : parse(spec.trim());
+        }
     }
 }

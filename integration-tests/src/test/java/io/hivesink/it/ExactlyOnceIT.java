@@ -74,7 +74,7 @@ class ExactlyOnceIT {
         Map<String, String> config = connectorConfig(connector, topics);
         List<String> crashes = new ArrayList<>();
         for (FaultPoint point : FaultPoint.values()) {
-            try (ConnectWorkerProcess worker = stack.startWorker(Map.of(),
+            try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(),
                     Map.of(FaultInjector.ENVIRONMENT, point.name()))) {
                 worker.rest().putConnector(connector, config);
                 produce(topics, 300);
@@ -83,11 +83,10 @@ class ExactlyOnceIT {
                 crashes.add(point + " after " + haltedAfter(worker));
             }
         }
-        try (ConnectWorkerProcess survivor = stack.startWorker(Map.of(), Map.of())) {
+        try (ConnectWorkerProcess survivor = stack.startWorker(connector, Map.of(), Map.of())) {
             survivor.rest().putConnector(connector, config);
             produce(topics, 300);
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
-            survivor.rest().deleteConnector(connector); // the next tests' workers must not run it
         }
         System.out.println("Crashes: " + crashes);
         assertExactlyOnce(connector, topics);
@@ -98,7 +97,7 @@ class ExactlyOnceIT {
     void aSecondWorkerJoiningAndLeavingMidStreamLosesAndDuplicatesNothing() throws Exception {
         String connector = "rebalance-sink";
         List<String> topics = createTopics("rebalance");
-        try (ConnectWorkerProcess first = stack.startWorker(Map.of(), Map.of())) {
+        try (ConnectWorkerProcess first = stack.startWorker(connector, Map.of(), Map.of())) {
             first.rest().putConnector(connector, connectorConfig(connector, topics));
             CompletableFuture<Void> stream = CompletableFuture.runAsync(() -> EmbeddedStack.unchecked(() -> {
                 for (int step = 0; step < 30; step++) {
@@ -108,13 +107,12 @@ class ExactlyOnceIT {
                 return null;
             }));
             Thread.sleep(3_000);
-            ConnectWorkerProcess second = stack.startWorker(Map.of(), Map.of());
+            ConnectWorkerProcess second = stack.startWorker(connector, Map.of(), Map.of());
             awaitTasksOn(connector, second, Duration.ofSeconds(60));
             Thread.sleep(4_000);
             second.kill(); // leaves without a goodbye: its tasks move back after the rebalance delay
             stream.join();
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
-            first.rest().deleteConnector(connector);
         }
         assertExactlyOnce(connector, topics);
     }
@@ -125,7 +123,7 @@ class ExactlyOnceIT {
         List<String> topics = createTopics("zombie");
         // The first commit stalls past max.poll.interval.ms: the task's consumer is dropped from the group, the
         // other task claims its partitions, and then the stalled one wakes up and tries to commit.
-        try (ConnectWorkerProcess worker = stack.startWorker(Map.of("consumer.max.poll.interval.ms", "8000"),
+        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of("consumer.max.poll.interval.ms", "8000"),
                 Map.of(FaultInjector.ENVIRONMENT, FaultPoint.ALL_STAGED + ":1:stall=25000"))) {
             worker.rest().putConnector(connector, connectorConfig(connector, topics));
             produce(topics, 600);
@@ -142,7 +140,6 @@ class ExactlyOnceIT {
             }
             produce(topics, 300);
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
-            worker.rest().deleteConnector(connector);
         }
         assertExactlyOnce(connector, topics);
     }

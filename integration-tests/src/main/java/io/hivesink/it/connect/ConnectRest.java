@@ -66,16 +66,6 @@ public final class ConnectRest {
         return JSON.readTree(response.body());
     }
 
-    /** Deletes the connector (its tasks stop on every worker); a connector that does not exist is no error. */
-    public void deleteConnector(String name) throws IOException {
-        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name))
-                .DELETE());
-        if (response.statusCode() / 100 != 2 && response.statusCode() != 404) {
-            throw new IOException("DELETE connector " + name + ": " + response.statusCode() + " "
-                    + response.body());
-        }
-    }
-
     public void restartTask(String name, int task) throws IOException {
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name
                 + "/tasks/" + task + "/restart")).POST(HttpRequest.BodyPublishers.noBody()));

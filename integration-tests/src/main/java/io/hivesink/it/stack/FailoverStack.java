@@ -31,8 +31,6 @@ import io.hivesink.it.hive.MetastoreProcess;
  */
 public final class FailoverStack implements AutoCloseable {
 
-    public static final String CONNECT_GROUP = "hive-sink-failover";
-
     private final Path workDir;
     private final MiniDFSCluster dfs;
     private final EmbeddedKafkaCluster kafka;
@@ -96,12 +94,15 @@ public final class FailoverStack implements AutoCloseable {
         return pluginPath;
     }
 
-    /** Starts one more worker of the Connect cluster, with extra environment (the fault switch) if given. */
-    public ConnectWorkerProcess startWorker(Map<String, String> extraProps, Map<String, String> environment)
-            throws IOException {
-        String name = "worker-" + (++workersStarted);
-        return ConnectWorkerProcess.start(name, workDir.resolve(name), kafka.bootstrapServers(), CONNECT_GROUP,
-                pluginPath, extraProps, environment);
+    /**
+     * Starts one more worker of a Connect cluster, with extra environment (the fault switch) if given. Each test
+     * uses a cluster of its own, so that a connector one test leaves behind never runs on another test's workers.
+     */
+    public ConnectWorkerProcess startWorker(String cluster, Map<String, String> extraProps,
+            Map<String, String> environment) throws IOException {
+        String name = "worker-" + (++workersStarted) + "-" + cluster;
+        return ConnectWorkerProcess.start(name, workDir.resolve(name), kafka.bootstrapServers(),
+                "hive-sink-" + cluster, pluginPath, extraProps, environment);
     }
 
     public EmbeddedKafkaCluster kafka() {
