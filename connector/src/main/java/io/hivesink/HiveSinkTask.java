@@ -13,7 +13,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
@@ -28,6 +27,7 @@ import io.hivesink.batch.TableLayouts;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.Fencing;
 import io.hivesink.commit.Ledger;
 import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskFencedException;
@@ -104,14 +104,10 @@ public class HiveSinkTask extends SinkTask {
         committer = new ExactlyOnceCommitter(tables, staging, writer,
                 new Ledger(tables, metastore, config.ledgerTable()), states, FaultInjector.fromEnvironment(),
                 connectorName, taskId, instance, clock, metastore);
-        if (!committer.start()) {
-            throw new ConnectException("The Hive metastore at " + config.metastoreUris() + " ignores "
-                    + "compare-and-set on alter_table (expected_parameter_key/value): it is older than 2.3.10, a "
-                    + "3.x release, or runs with metastore.try.direct.sql=false. hive-sink needs it to fence "
-                    + "zombie tasks; use a metastore 2.3.10+ or 4.x with direct SQL on.");
-        }
-        log.info("Fencing by metastore compare-and-set: honoured by {}; exactly-once commits active",
-                config.metastoreUris());
+        Fencing fencing = committer.start(Fencing.fromConfig(config.fencing()));
+        log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
+                fencing == Fencing.LOCKS ? "locks" : "compare-and-set", HiveSinkConfig.METASTORE_FENCING,
+                config.fencing());
 
         buffer = new BatchBuffer(new TableRouter(config.tableMap()),
                 new TableLayouts(config.database(), config.partitionFields()), instance, workers, 2 * threads + 2);

@@ -16,6 +16,7 @@ import java.util.function.UnaryOperator;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,16 +85,39 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
     }
 
     /**
-     * Prepares the task's state table and checks that the metastore enforces compare-and-set.
+     * Prepares the ledger and the task's state table, and settles how writes to task states are fenced: by
+     * compare-and-set if the metastore enforces it (probed with a write that expects a value that is not there),
+     * else by the metastore's locks.
      *
-     * @return whether the metastore honours compare-and-set
+     * @return the fencing in use
+     * @throws ConnectException if the requested fencing cannot work on this metastore
      */
-    public boolean start() {
+    public Fencing start(Fencing requested) {
         ledger.table();
         mine = states.readOrCreate(task);
-        boolean honoured = states.compareAndSetHonoured(mine);
-        mine = states.read(task);
-        return honoured;
+        if (requested != Fencing.LOCKS) {
+            boolean honoured = states.compareAndSetHonoured(mine);
+            mine = states.read(task);
+            if (honoured) {
+                states.use(Fencing.COMPARE_AND_SET);
+                return Fencing.COMPARE_AND_SET;
+            }
+            if (requested == Fencing.COMPARE_AND_SET) {
+                throw new ConnectException("The metastore accepts alter_table with an expected parameter value but "
+                        + "does not check it (Hive 3.x and 2.x before 2.3.10 do this), so compare-and-set cannot "
+                        + "fence zombie tasks. Set metastore.fencing=auto or locks.");
+            }
+        }
+        String lockProblem = states.lockProblem(task);
+        if (lockProblem != null) {
+            throw new ConnectException("hive-sink cannot fence zombie tasks on this metastore: "
+                    + (requested == Fencing.LOCKS ? "" : "it ignores compare-and-set on alter_table, and ")
+                    + "its lock API fails (" + lockProblem + "). Locks need the metastore's transaction tables "
+                    + "(a schema made by schematool); or use a metastore 2.3.10+ or 4.x, which checks "
+                    + "compare-and-set.");
+        }
+        states.use(Fencing.LOCKS);
+        return Fencing.LOCKS;
     }
 
     /**

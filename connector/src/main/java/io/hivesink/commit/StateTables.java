@@ -36,6 +36,7 @@ public final class StateTables {
     static final String LAST_BATCH = "hive-sink.last-batch";
     static final String OFFSETS = "hive-sink.offsets";
     static final String KIND = "hive-sink.kind";
+    static final long LOCK_TIMEOUT_MS = 30_000;
 
     private final Metastore metastore;
     private final String database;
@@ -45,6 +46,7 @@ public final class StateTables {
     private final String connector;
     private final String writer;
     private long writes;
+    private Fencing fencing = Fencing.COMPARE_AND_SET;
 
     /**
      * @param connectorTableName the connector's name made Hive-safe
@@ -111,10 +113,45 @@ public final class StateTables {
         params.put(VERSION, version);
         encode(next, params);
         table.setParameters(params);
-        if (!metastore.alterTableIf(table, VERSION, current.version())) {
-            return null;
+        boolean written = fencing == Fencing.LOCKS ? writeUnderLock(table, current.version())
+                : metastore.alterTableIf(table, VERSION, current.version());
+        return written ? new Stored(current.task(), next, version, table) : null;
+    }
+
+    /** The compare-and-set done by hand: nobody else reads-and-writes the table while the lock is held. */
+    private boolean writeUnderLock(Table table, String expectedVersion) {
+        long lock = metastore.lockExclusive(database, table.getTableName(), LOCK_TIMEOUT_MS);
+        try {
+            String stored = metastore.getTable(database, table.getTableName())
+                    .map(t -> t.getParameters().get(VERSION))
+                    .orElseThrow(() -> new MetastoreException("The state table " + database + "."
+                            + table.getTableName() + " has disappeared from the metastore.", null));
+            if (!stored.equals(expectedVersion)) {
+                return false;
+            }
+            metastore.alterTable(table);
+            return true;
+        } finally {
+            metastore.unlock(lock);
         }
-        return new Stored(current.task(), next, version, table);
+    }
+
+    /** Makes every later write conditional this way; {@link Fencing#AUTO} is resolved by the caller first. */
+    public void use(Fencing mode) {
+        if (mode == Fencing.AUTO) {
+            throw new IllegalArgumentException("resolve auto first");
+        }
+        this.fencing = mode;
+    }
+
+    /** Whether the metastore's lock API works: an exclusive lock on the task's state table, taken and released. */
+    public String lockProblem(int task) {
+        try {
+            metastore.unlock(metastore.lockExclusive(database, tableName(task), LOCK_TIMEOUT_MS));
+            return null;
+        } catch (RuntimeException e) {
+            return e.getMessage();
+        }
     }
 
     /**

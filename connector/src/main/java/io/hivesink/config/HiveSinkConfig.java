@@ -37,6 +37,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final String METASTORE_SSL_ENABLED = "hive.metastore.ssl.enabled";
     public static final String METASTORE_SSL_TRUSTSTORE_PATH = "hive.metastore.ssl.truststore.path";
     public static final String METASTORE_SSL_TRUSTSTORE_PASSWORD = "hive.metastore.ssl.truststore.password";
+    public static final String METASTORE_FENCING = "hive.metastore.fencing";
 
     public static final String DATABASE = "hive.database";
     public static final String TABLE_MAP = "hive.table.map";
@@ -124,6 +125,15 @@ public final class HiveSinkConfig extends AbstractConfig {
                 Importance.LOW,
                 "Password of the trust store in hive.metastore.ssl.truststore.path.",
                 GROUP_METASTORE, ++order, Width.MEDIUM, "Metastore trust store password");
+        def.define(METASTORE_FENCING, Type.STRING, "auto",
+                ConfigDef.ValidString.in("auto", "compare-and-set", "locks"), Importance.LOW,
+                "How a task's commits are fenced against zombie tasks. compare-and-set: alter_table with an "
+                        + "expected parameter value, which Hive metastores 4.x and 2.3.10 check. locks: an exclusive "
+                        + "metastore lock around each write of a task's state, for metastores that accept the "
+                        + "expected value but do not check it (3.x, 2.x before 2.3.10); needs the metastore's "
+                        + "transaction tables, as schematool creates them. auto: compare-and-set if the metastore "
+                        + "checks it (probed when the task starts), else locks. The task log says which is active.",
+                GROUP_METASTORE, ++order, Width.SHORT, "Fencing");
 
         order = 0;
         def.define(DATABASE, Type.STRING, "default", new IdentifierValidator(), Importance.HIGH,
@@ -238,6 +248,11 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public Password metastoreTruststorePassword() {
         return getPassword(METASTORE_SSL_TRUSTSTORE_PASSWORD);
+    }
+
+    /** auto, compare-and-set or locks. */
+    public String fencing() {
+        return getString(METASTORE_FENCING);
     }
 
     public String database() {

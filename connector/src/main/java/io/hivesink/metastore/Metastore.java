@@ -41,6 +41,19 @@ public interface Metastore extends AutoCloseable {
      */
     boolean alterTableIf(Table table, String expectedKey, String expectedValue);
 
+    /** Replaces the table's definition, parameters included, unconditionally. */
+    void alterTable(Table table);
+
+    /**
+     * Takes an exclusive lock on the table through the metastore's lock API (which needs its transaction tables),
+     * waiting for it up to {@code timeoutMs}.
+     *
+     * @return the lock's id, for {@link #unlock}
+     */
+    long lockExclusive(String database, String table, long timeoutMs);
+
+    void unlock(long lockId);
+
     @Override
     void close();
 }

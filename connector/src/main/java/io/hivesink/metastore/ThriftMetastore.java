@@ -8,10 +8,17 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hive.metastore.IMetaStoreClient;
 import org.apache.hadoop.hive.metastore.RetryingMetaStoreClient;
 import org.apache.hadoop.hive.metastore.api.AlreadyExistsException;
+import org.apache.hadoop.hive.metastore.api.DataOperationType;
 import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.EnvironmentContext;
 import org.apache.hadoop.hive.metastore.api.InvalidObjectException;
 import org.apache.hadoop.hive.metastore.api.InvalidOperationException;
+import org.apache.hadoop.hive.metastore.api.LockComponent;
+import org.apache.hadoop.hive.metastore.api.LockLevel;
+import org.apache.hadoop.hive.metastore.api.LockRequest;
+import org.apache.hadoop.hive.metastore.api.LockResponse;
+import org.apache.hadoop.hive.metastore.api.LockState;
+import org.apache.hadoop.hive.metastore.api.LockType;
 import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
@@ -183,6 +190,63 @@ public final class ThriftMetastore implements Metastore {
                 return false;
             }
             throw failed("alter_table " + name, e);
+        }
+    }
+
+    @Override
+    public void alterTable(Table table) {
+        try {
+            client.alter_table(table.getDbName(), table.getTableName(), table);
+        } catch (TException e) {
+            throw failed("alter_table " + table.getDbName() + "." + table.getTableName(), e);
+        }
+    }
+
+    @Override
+    public long lockExclusive(String database, String table, long timeoutMs) {
+        LockComponent component = new LockComponent(LockType.EXCLUSIVE, LockLevel.TABLE, database);
+        component.setTablename(table);
+        component.setOperationType(DataOperationType.NO_TXN);
+        component.setIsTransactional(false);
+        LockRequest request = new LockRequest(new ArrayList<>(List.of(component)), "hive-sink", hostName());
+        String what = "lock " + database + "." + table;
+        try {
+            LockResponse response = client.lock(request);
+            long deadline = System.currentTimeMillis() + timeoutMs;
+            while (response.getState() == LockState.WAITING && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+                response = client.checkLock(response.getLockid());
+            }
+            if (response.getState() != LockState.ACQUIRED) {
+                if (response.getState() == LockState.WAITING) {
+                    client.unlock(response.getLockid());
+                }
+                throw new MetastoreException("Metastore call " + what + " on " + uris + " ended " + response.getState()
+                        + " after " + timeoutMs + " ms", null);
+            }
+            return response.getLockid();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MetastoreException("Interrupted waiting for " + what, e);
+        } catch (TException e) {
+            throw failed(what, e);
+        }
+    }
+
+    @Override
+    public void unlock(long lockId) {
+        try {
+            client.unlock(lockId);
+        } catch (TException e) {
+            throw failed("unlock " + lockId, e);
+        }
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "unknown";
         }
     }
 

@@ -63,7 +63,7 @@ class ExactlyOnceCommitterTest {
     void aBatchLandsInEveryTableWithItsLedgerRowsAndOffsets() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task task = new Task(metastore, 0, FaultInjector.NONE);
-        assertTrue(task.committer.start(), "the fake honours compare-and-set");
+        assertEquals(Fencing.COMPARE_AND_SET, task.committer.start(Fencing.AUTO), "the fake honours compare-and-set");
         assertEquals(Map.of(), task.committer.claim(ALL));
         task.feed(ALL, 0, 6);
         CommitSummary summary = task.commit();
@@ -104,7 +104,7 @@ class ExactlyOnceCommitterTest {
                 throw new SimulatedCrash();
             }
         });
-        first.committer.start();
+        first.committer.start(Fencing.AUTO);
         first.committer.claim(ALL);
         first.feed(ALL, 0, 10);
         first.commit();
@@ -113,7 +113,7 @@ class ExactlyOnceCommitterTest {
         assertThrows(SimulatedCrash.class, first::commit);
 
         Task restarted = new Task(metastore, 0, FaultInjector.NONE);
-        restarted.committer.start();
+        restarted.committer.start(Fencing.AUTO);
         Map<TopicPartition, Long> resumeAt = restarted.committer.claim(ALL);
         long expected = point.compareTo(FaultPoint.INTENT_DURABLE) >= 0 ? 20 : 10;
         assertEquals(Map.of(EVENTS_0, expected, EVENTS_1, expected, ORDERS_0, expected), resumeAt,
@@ -138,13 +138,13 @@ class ExactlyOnceCommitterTest {
                 throw new SimulatedCrash();
             }
         });
-        dead.committer.start();
+        dead.committer.start(Fencing.AUTO);
         dead.committer.claim(List.of(EVENTS_0));
         dead.feed(List.of(EVENTS_0), 0, 8);
         assertThrows(SimulatedCrash.class, dead::commit);
 
         Task other = new Task(metastore, 1, FaultInjector.NONE);
-        other.committer.start();
+        other.committer.start(Fencing.AUTO);
         assertEquals(Map.of(EVENTS_0, 8L), other.committer.claim(List.of(EVENTS_0)));
         assertEquals(expectedIds(List.of(EVENTS_0), 8), landedIds("events", metastore));
         assertEquals(1, ledgerRows(metastore).stream().map(r -> r.get("task_id")).distinct().count());
@@ -154,13 +154,13 @@ class ExactlyOnceCommitterTest {
     void aZombieTaskCannotCommitAfterAnotherTaskClaimedItsPartition() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task zombie = new Task(metastore, 0, FaultInjector.NONE);
-        zombie.committer.start();
+        zombie.committer.start(Fencing.AUTO);
         zombie.committer.claim(List.of(EVENTS_0, EVENTS_1));
         zombie.feed(List.of(EVENTS_0, EVENTS_1), 0, 5);
         zombie.commit();
 
         Task owner = new Task(metastore, 1, FaultInjector.NONE);
-        owner.committer.start();
+        owner.committer.start(Fencing.AUTO);
         assertEquals(Map.of(EVENTS_0, 5L), owner.committer.claim(List.of(EVENTS_0)));
 
         zombie.feed(List.of(EVENTS_0), 5, 9);
@@ -182,10 +182,10 @@ class ExactlyOnceCommitterTest {
     void anOlderInstanceOfTheSameTaskIsFencedByTheNewOne() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task old = new Task(metastore, 0, FaultInjector.NONE);
-        old.committer.start();
+        old.committer.start(Fencing.AUTO);
         old.committer.claim(List.of(EVENTS_0));
         Task current = new Task(metastore, 0, FaultInjector.NONE);
-        current.committer.start();
+        current.committer.start(Fencing.AUTO);
         current.committer.claim(List.of(EVENTS_0));
 
         old.feed(List.of(EVENTS_0), 0, 3);
@@ -195,17 +195,43 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
-    void aMetastoreThatIgnoresCompareAndSetIsDetected() {
+    void aMetastoreThatIgnoresCompareAndSetIsFencedByLocks() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         metastore.ignoreCompareAndSet = true;
-        assertFalse(new Task(metastore, 0, FaultInjector.NONE).committer.start());
+        Task zombie = new Task(metastore, 0, FaultInjector.NONE);
+        assertEquals(Fencing.LOCKS, zombie.committer.start(Fencing.AUTO));
+        zombie.committer.claim(List.of(EVENTS_0));
+        Task owner = new Task(metastore, 1, FaultInjector.NONE);
+        assertEquals(Fencing.LOCKS, owner.committer.start(Fencing.AUTO));
+        owner.committer.claim(List.of(EVENTS_0));
+
+        zombie.feed(List.of(EVENTS_0), 0, 3);
+        assertThrows(TaskFencedException.class, zombie::commit, "the lock-guarded check refuses the zombie");
+        owner.feed(List.of(EVENTS_0), 0, 3);
+        owner.commit();
+        assertEquals(expectedIds(List.of(EVENTS_0), 3), landedIds("events", metastore));
+        assertTrue(metastore.lockCalls > 4, "every state write took the lock: " + metastore.lockCalls);
+    }
+
+    @Test
+    void aMetastoreThatIgnoresCompareAndSetAndHasNoLocksIsRefusedWithTheFix() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        metastore.ignoreCompareAndSet = true;
+        metastore.locksWork = false;
+        ConnectException e = assertThrows(ConnectException.class,
+                () -> new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO));
+        assertTrue(e.getMessage().contains("ignores compare-and-set") && e.getMessage().contains("schematool"),
+                e.getMessage());
+        ConnectException forced = assertThrows(ConnectException.class,
+                () -> new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.COMPARE_AND_SET));
+        assertTrue(forced.getMessage().contains("metastore.fencing=auto or locks"), forced.getMessage());
     }
 
     @Test
     void anExistingTableWithAnotherSchemaIsAClearError() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task task = new Task(metastore, 0, FaultInjector.NONE);
-        task.committer.start();
+        task.committer.start(Fencing.AUTO);
         task.committer.claim(ALL);
         task.feed(List.of(EVENTS_0), 0, 1);
         task.commit();
@@ -222,7 +248,7 @@ class ExactlyOnceCommitterTest {
     void aRetriedBatchLandsEachFileOnce() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task task = new Task(metastore, 0, FaultInjector.NONE);
-        task.committer.start();
+        task.committer.start(Fencing.AUTO);
         task.committer.claim(ALL);
         task.feed(ALL, 0, 4);
         var batch = task.buffer.drain();

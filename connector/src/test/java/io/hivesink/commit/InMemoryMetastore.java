@@ -28,6 +28,11 @@ final class InMemoryMetastore implements Metastore {
     int addPartitionCalls;
     boolean failNextAddPartitions;
     boolean ignoreCompareAndSet;
+    boolean locksWork = true;
+    int lockCalls;
+    private final java.util.Set<String> locked = new java.util.HashSet<>();
+    private final Map<Long, String> lockIds = new HashMap<>();
+    private long lastLockId;
 
     @Override
     public synchronized boolean databaseExists(String database) {
@@ -105,6 +110,31 @@ final class InMemoryMetastore implements Metastore {
         }
         tables.put(key, new Table(table));
         return true;
+    }
+
+    @Override
+    public synchronized void alterTable(Table table) {
+        tables.put(table.getDbName() + "." + table.getTableName(), new Table(table));
+    }
+
+    @Override
+    public synchronized long lockExclusive(String database, String table, long timeoutMs) {
+        if (!locksWork) {
+            throw new MetastoreException("lock: no transaction tables", null);
+        }
+        String key = database + "." + table;
+        if (locked.contains(key)) {
+            throw new MetastoreException("lock " + key + " is held", null);
+        }
+        locked.add(key);
+        lockCalls++;
+        lockIds.put(++lastLockId, key);
+        return lastLockId;
+    }
+
+    @Override
+    public synchronized void unlock(long lockId) {
+        locked.remove(lockIds.remove(lockId));
     }
 
     @Override

@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +41,29 @@ public final class MetastoreMain {
     private MetastoreMain() {
     }
 
+    /**
+     * Creates the whole schema (the transaction and lock tables too, which DataNucleus auto-create leaves out) by
+     * running the metastore's own Derby script: statements end with a semicolon at the end of a line.
+     */
+    private static void runSchemaScript(String jdbcUrl, Path script) throws Exception {
+        StringBuilder statement = new StringBuilder();
+        try (Connection connection = DriverManager.getConnection(jdbcUrl);
+                Statement sql = connection.createStatement()) {
+            for (String line : Files.readAllLines(script, StandardCharsets.UTF_8)) {
+                String trimmed = line.strip();
+                if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+                    continue;
+                }
+                statement.append(line).append('\n');
+                if (trimmed.endsWith(";")) {
+                    String text = statement.toString().strip();
+                    sql.execute(text.substring(0, text.length() - 1));
+                    statement.setLength(0);
+                }
+            }
+        }
+    }
+
     public static void main(String[] args) {
         try {
             Map<String, String> a = ChildIo.parseArgs(args, "workDir", "port", "defaultFs", "warehouseDir",
@@ -56,10 +84,15 @@ public final class MetastoreMain {
 
         Configuration conf = MetastoreConf.newMetastoreConf();
         conf.set("fs.defaultFS", a.get("defaultFs"));
-        MetastoreConf.setVar(conf, ConfVars.CONNECT_URL_KEY,
-                "jdbc:derby:;databaseName=" + workDir.resolve("metastore_db") + ";create=true");
+        String jdbcUrl = "jdbc:derby:;databaseName=" + workDir.resolve("metastore_db") + ";create=true";
+        MetastoreConf.setVar(conf, ConfVars.CONNECT_URL_KEY, jdbcUrl);
         MetastoreConf.setVar(conf, ConfVars.CONNECTION_DRIVER, "org.apache.derby.jdbc.EmbeddedDriver");
-        MetastoreConf.setBoolVar(conf, ConfVars.AUTO_CREATE_ALL, true);
+        String schemaScript = a.get("schemaScript");
+        if (schemaScript != null) {
+            runSchemaScript(jdbcUrl, Path.of(schemaScript));
+            log.info("Created the metastore schema from {}", schemaScript);
+        }
+        MetastoreConf.setBoolVar(conf, ConfVars.AUTO_CREATE_ALL, schemaScript == null);
         MetastoreConf.setBoolVar(conf, ConfVars.SCHEMA_VERIFICATION, false);
         MetastoreConf.setVar(conf, ConfVars.WAREHOUSE, a.get("warehouseDir"));
         MetastoreConf.setVar(conf, ConfVars.WAREHOUSE_EXTERNAL, a.get("externalWarehouseDir"));

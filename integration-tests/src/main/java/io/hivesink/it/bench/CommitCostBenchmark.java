@@ -5,38 +5,25 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.ToLongFunction;
 
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.data.SchemaBuilder;
-import org.apache.kafka.connect.data.Struct;
-import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.avro.container.ParallelContainerWriter;
-import io.hivesink.batch.BatchBuffer;
-import io.hivesink.batch.TableLayouts;
 import io.hivesink.commit.CommitSummary;
-import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
-import io.hivesink.commit.Ledger;
-import io.hivesink.commit.StateTables;
+import io.hivesink.commit.Fencing;
+import io.hivesink.it.commit.CommitRig;
 import io.hivesink.fs.HadoopFileSystems;
-import io.hivesink.fs.StagingArea;
 import io.hivesink.it.hive.MetastoreProcess;
 import io.hivesink.it.stack.EmbeddedStack;
-import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
-import io.hivesink.route.TableRouter;
 
 /**
  * What the commit protocol costs on a real metastore (4.0.1 on Derby, in a child JVM) and HDFS (MiniDFSCluster):
@@ -49,11 +36,6 @@ import io.hivesink.route.TableRouter;
  * </pre>
  */
 public final class CommitCostBenchmark {
-
-    static final Schema EVENT = SchemaBuilder.struct().name("Event")
-            .field("id", Schema.INT64_SCHEMA)
-            .field("bucket", Schema.STRING_SCHEMA)
-            .build();
 
     public static void main(String[] args) throws Exception {
         int tables = intArg(args, "--tables", 50);
@@ -69,8 +51,8 @@ public final class CommitCostBenchmark {
             Configuration conf = HadoopFileSystems.configuration(""); // as the connector configures its client
             Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()),
                     false, "", ""), conf);
-            Rig rig = new Rig(HadoopFileSystems.open(dfs.getURI().toString(), conf), metastore,
-                    dfs.getURI() + "/warehouse", pool);
+            CommitRig rig = new CommitRig(HadoopFileSystems.open(dfs.getURI().toString(), conf), metastore,
+                    "bench", dfs.getURI() + "/warehouse", pool);
             manyTables(rig, tables, rounds);
             recovery(rig, files, rounds);
         } finally {
@@ -80,13 +62,13 @@ public final class CommitCostBenchmark {
     }
 
     /** One batch over {@code tables} tables, 2 partitions each: first all partitions new, then all existing. */
-    private static void manyTables(Rig rig, int tables, int rounds) {
+    private static void manyTables(CommitRig rig, int tables, int rounds) {
         List<TopicPartition> partitions = new ArrayList<>();
         for (int t = 0; t < tables; t++) {
             partitions.add(new TopicPartition("wide" + t, 0));
         }
-        Task task = rig.task("wide-sink", 0, FaultInjector.NONE);
-        task.committer.claim(partitions);
+        CommitRig.Task task = rig.task("wide-sink", 0, FaultInjector.NONE, Fencing.AUTO);
+        task.committer().claim(partitions);
         List<CommitSummary> summaries = new ArrayList<>();
         long offset = 0;
         for (int round = 0; round <= rounds; round++) {
@@ -114,12 +96,12 @@ public final class CommitCostBenchmark {
     }
 
     /** Claiming partitions after a restart: with no committed files, then with {@code files} committed files. */
-    private static void recovery(Rig rig, int files, int rounds) {
+    private static void recovery(CommitRig rig, int files, int rounds) {
         List<TopicPartition> partitions = List.of(new TopicPartition("deep", 0), new TopicPartition("deep", 1));
         int filesPerBatch = 100;
         List<Long> empty = claimTimes(rig, "deep-sink", partitions, rounds);
-        Task task = rig.task("deep-sink", 0, FaultInjector.NONE);
-        task.committer.claim(partitions);
+        CommitRig.Task task = rig.task("deep-sink", 0, FaultInjector.NONE, Fencing.AUTO);
+        task.committer().claim(partitions);
         long offset = 0;
         long start = System.nanoTime();
         for (int batch = 0; batch < files / filesPerBatch; batch++) {
@@ -133,12 +115,12 @@ public final class CommitCostBenchmark {
                 (System.nanoTime() - start) / 1e9);
         List<Long> full = claimTimes(rig, "deep-sink", partitions, rounds);
 
-        Task crashing = rig.task("deep-sink", 0, point -> {
+        CommitRig.Task crashing = rig.task("deep-sink", 0, point -> {
             if (point == FaultPoint.INTENT_DURABLE) {
                 throw new Crash();
             }
-        });
-        crashing.committer.claim(partitions);
+        }, Fencing.AUTO);
+        crashing.committer().claim(partitions);
         for (int r = 0; r < filesPerBatch; r++) {
             crashing.add(partitions.get(r % 2), offset + r / 2, "b" + r);
         }
@@ -147,9 +129,9 @@ public final class CommitCostBenchmark {
         } catch (Crash expected) {
             // the batch's intent is durable, nothing is moved yet
         }
-        Task recovering = rig.task("deep-sink", 0, FaultInjector.NONE);
+        CommitRig.Task recovering = rig.task("deep-sink", 0, FaultInjector.NONE, Fencing.AUTO);
         long t0 = System.nanoTime();
-        recovering.committer.claim(partitions);
+        recovering.committer().claim(partitions);
         long rollForwardMs = (System.nanoTime() - t0) / 1_000_000;
         System.out.printf(Locale.ROOT, "Recovery (claim on restart), median of %d: %d ms with no files, %d ms with "
                 + "%d committed files (ratio %.2f); rolling forward an interrupted batch of %d files: %d ms%n",
@@ -157,12 +139,12 @@ public final class CommitCostBenchmark {
                 filesPerBatch, rollForwardMs);
     }
 
-    private static List<Long> claimTimes(Rig rig, String connector, List<TopicPartition> partitions, int rounds) {
+    private static List<Long> claimTimes(CommitRig rig, String connector, List<TopicPartition> partitions, int rounds) {
         List<Long> times = new ArrayList<>();
         for (int round = 0; round < rounds; round++) {
-            Task restarted = rig.task(connector, 0, FaultInjector.NONE);
+            CommitRig.Task restarted = rig.task(connector, 0, FaultInjector.NONE, Fencing.AUTO);
             long t0 = System.nanoTime();
-            restarted.committer.claim(partitions);
+            restarted.committer().claim(partitions);
             times.add((System.nanoTime() - t0) / 1_000_000);
         }
         return times;
@@ -195,35 +177,5 @@ public final class CommitCostBenchmark {
     }
 
     private static final class Crash extends RuntimeException {
-    }
-
-    /** The shared parts: file system, metastore, warehouse, encoding pool. */
-    private record Rig(FileSystem fs, Metastore metastore, String warehouse, ExecutorService pool) {
-        Task task(String connector, int taskId, FaultInjector faults) {
-            String instance = connector + "-t" + taskId + "-" + Long.toString(System.nanoTime(), 36);
-            String staging = warehouse + "/.hive-sink-staging/" + connector;
-            HiveTables tables = new HiveTables(metastore, "bench", warehouse);
-            BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench",
-                    List.of("bucket")), instance, pool, 4);
-            ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables,
-                    new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),
-                    new ParallelContainerWriter(pool, 2, "snappy", -1, 1 << 20),
-                    new Ledger(tables, metastore, "hive_sink_ledger"),
-                    new StateTables(metastore, "bench", connector, connector.replace('-', '_'), staging + "/state",
-                            instance), faults, connector, taskId, instance, System::currentTimeMillis, () -> { });
-            committer.start();
-            return new Task(buffer, committer);
-        }
-    }
-
-    private record Task(BatchBuffer buffer, ExactlyOnceCommitter committer) {
-        void add(TopicPartition tp, long offset, String bucket) {
-            buffer.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
-                    new Struct(EVENT).put("id", offset).put("bucket", bucket), offset), 0);
-        }
-
-        CommitSummary commit() {
-            return committer.commit(buffer.drain());
-        }
     }
 }

@@ -9,6 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.hivesink.it.child.ChildClasspath;
+
 /**
  * A Thrift Hive metastore 4.0.1 on embedded Derby in a child JVM ({@code io.hivesink.hivechild.MetastoreMain}).
  *
@@ -21,6 +23,12 @@ public final class MetastoreProcess implements AutoCloseable {
     /** How long to wait for the ready line; override with the system property {@code hivesink.metastore.startTimeoutSeconds}. */
     public static final Duration DEFAULT_START_TIMEOUT =
             Duration.ofSeconds(Long.getLong("hivesink.metastore.startTimeoutSeconds", 120));
+
+    /**
+     * Put this key (any value) in the extra settings to create the metastore's full schema from its own Derby script,
+     * lock and transaction tables included, instead of DataNucleus auto-create (which leaves those out).
+     */
+    public static final String FULL_SCHEMA = "hivesink.fullSchema";
 
     private final HiveChildJvm jvm;
     private final String uri;
@@ -68,7 +76,14 @@ public final class MetastoreProcess implements AutoCloseable {
                     "warehouseDir=" + warehouse,
                     "externalWarehouseDir=" + external,
                     "readyTimeoutSeconds=" + Math.max(1, startTimeout.toSeconds())));
-            extraConf.forEach((k, v) -> args.add("conf." + k + "=" + v));
+            extraConf.forEach((k, v) -> {
+                if (k.equals(FULL_SCHEMA)) {
+                    args.add("schemaScript=" + ChildClasspath.hive().moduleDir()
+                            .resolve("target/metastore-schema/hive-schema-4.0.0.derby.sql"));
+                } else {
+                    args.add("conf." + k + "=" + v);
+                }
+            });
 
             long start = System.nanoTime();
             HiveChildJvm jvm = HiveChildJvm.start("metastore", dir, "io.hivesink.hivechild.MetastoreMain", "768m",
