@@ -4,16 +4,13 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -45,8 +42,8 @@ import io.hivesink.route.PartitionValues;
  * complete;
  * <li>the task state takes the new offsets and drops the intent; the staging directory is removed.
  * </ol>
- * Steps 3 to 6 are idempotent, so a batch found with a durable intent is rolled forward; a batch without one is
- * discarded. Fencing: a task claims its partitions when they are assigned, releasing them in the state of any
+ * Steps 3 to 6 are idempotent ({@link BatchFinisher} does 3 to 5), so a batch found with a durable intent is rolled
+ * forward; a batch without one is discarded. Fencing: a task claims its partitions when they are assigned, releasing them in the state of any
  * other task that still owns them; that write changes the other task's version, so its next compare-and-set
  * fails and it finds out it lost them.
  */
@@ -66,6 +63,7 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
     private final String instance;
     private final LongSupplier clock;
     private final AutoCloseable resources;
+    private final BatchFinisher finisher;
     private StateTables.Stored mine;
 
     public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, ContainerFileWriter writer, Ledger ledger,
@@ -82,6 +80,7 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
         this.instance = instance;
         this.clock = clock;
         this.resources = resources;
+        this.finisher = new BatchFinisher(tables, staging, ledger, faults);
     }
 
     /**
@@ -232,37 +231,28 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
         faults.reached(FaultPoint.INTENT_DURABLE);
         long t3 = System.nanoTime();
 
-        Finished finished = finish(manifest);
+        BatchFinisher.Finished finished = finisher.finish(manifest);
         long t4 = System.nanoTime();
         updateMine(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
         long t5 = System.nanoTime();
         discardQuietly(batch.id());
-        return new CommitSummary(batch.id(), batch.records(), tablesByName.size(), finished.partitions,
-                finished.newPartitions, files.size(), bytes, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2),
-                finished.movingMs, finished.registeringMs, finished.markingMs, ms(t5 - t4));
+        return new CommitSummary(batch.id(), batch.records(), tablesByName.size(), finished.partitions(),
+                finished.newPartitions(), files.size(), bytes, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2),
+                finished.movingMs(), finished.registeringMs(), finished.markingMs(), ms(t5 - t4));
     }
 
     private CommitSummary resume(Batch batch, TaskState.Intent intent) {
         long t0 = System.nanoTime();
-        Manifest manifest = readManifest(intent);
-        Finished finished = finish(manifest);
+        Manifest manifest = finisher.readManifest(intent);
+        BatchFinisher.Finished finished = finisher.finish(manifest);
         long t1 = System.nanoTime();
         updateMine(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
         long t2 = System.nanoTime();
         discardQuietly(batch.id());
         log.info("Finished batch {} after a failed try ({} ms)", batch.id(), ms(t2 - t0));
-        return new CommitSummary(batch.id(), batch.records(), batch.tables().size(), finished.partitions,
-                finished.newPartitions, manifest.files().size(), 0, 0, 0, 0, finished.movingMs,
-                finished.registeringMs, finished.markingMs, ms(t2 - t1));
-    }
-
-    private Manifest readManifest(TaskState.Intent intent) {
-        try {
-            return Manifest.read(staging.fileSystem(), new Path(intent.manifestPath()));
-        } catch (IOException e) {
-            throw new RetriableException("Cannot read the manifest " + intent.manifestPath() + " of batch "
-                    + intent.batchId() + " to finish it: " + e.getMessage(), e);
-        }
+        return new CommitSummary(batch.id(), batch.records(), batch.tables().size(), finished.partitions(),
+                finished.newPartitions(), manifest.files().size(), 0, 0, 0, 0, finished.movingMs(),
+                finished.registeringMs(), finished.markingMs(), ms(t2 - t1));
     }
 
     private Manifest.StagedFile stagedFile(String batchId, HiveTable table, PartitionValues partition,
@@ -274,72 +264,14 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
                 staging.stagedPath(batchId, table.name(), partitionPath, fileName), new Path(targetDir, fileName));
     }
 
-    /** What finishing a batch did. */
-    private record Finished(int partitions, int newPartitions, long movingMs, long registeringMs, long markingMs) {
-    }
-
-    /** Steps 3 to 5 of a batch whose intent is durable: each repeatable, so anyone can roll the batch forward. */
-    private Finished finish(Manifest manifest) {
-        long t0 = System.nanoTime();
-        List<Manifest.StagedFile> all = new ArrayList<>(manifest.files());
-        all.add(manifest.ledgerFile());
-        FileSystem fs = staging.fileSystem();
-        try {
-            Set<Path> dirs = new HashSet<>();
-            for (Manifest.StagedFile file : all) {
-                if (dirs.add(file.target().getParent())) {
-                    fs.mkdirs(file.target().getParent());
-                }
-            }
-            for (int i = 0; i < all.size(); i++) {
-                staging.move(all.get(i).staged(), all.get(i).target());
-                if (i + 1 == (all.size() + 1) / 2) {
-                    faults.reached(FaultPoint.HALF_MOVED);
-                }
-            }
-        } catch (IOException e) {
-            throw new RetriableException("Moving the files of batch " + manifest.batchId() + " into their tables "
-                    + "failed: " + e.getMessage(), e);
-        }
-        faults.reached(FaultPoint.ALL_MOVED);
-        long t1 = System.nanoTime();
-
-        Map<String, Set<List<String>>> partitionsByTable = new LinkedHashMap<>();
-        for (Manifest.StagedFile file : manifest.files()) {
-            partitionsByTable.computeIfAbsent(file.table(), t -> new LinkedHashSet<>()).add(file.partition());
-        }
-        int partitions = 0;
-        int newPartitions = 0;
-        int registered = 0;
-        for (Map.Entry<String, Set<List<String>>> entry : partitionsByTable.entrySet()) {
-            HiveTable table = tables.existing(entry.getKey());
-            List<PartitionValues> values = new ArrayList<>();
-            for (List<String> partition : entry.getValue()) {
-                values.add(new PartitionValues(table.partitionSpec().names(), partition));
-            }
-            partitions += table.partitionSpec().isPartitioned() ? values.size() : 0;
-            newPartitions += tables.registerPartitions(table, values);
-            if (++registered == (partitionsByTable.size() + 1) / 2) {
-                faults.reached(FaultPoint.HALF_REGISTERED);
-            }
-        }
-        faults.reached(FaultPoint.REGISTERED);
-        long t2 = System.nanoTime();
-
-        ledger.mark(manifest.batchId(), manifest.nextOffsets());
-        faults.reached(FaultPoint.MARKED);
-        long t3 = System.nanoTime();
-        return new Finished(partitions, newPartitions, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
-    }
-
     /** Finishes another task's (or an earlier run's) batch found with a durable intent. */
     private void rollForward(StateTables.Stored state) {
         TaskState.Intent intent = state.state().intent();
         Map<TopicPartition, Long> offsets = ledger.markedOffsets(intent.batchId()).orElse(null);
         boolean wasMarked = offsets != null;
         if (!wasMarked) {
-            Manifest manifest = readManifest(intent);
-            finish(manifest);
+            Manifest manifest = finisher.readManifest(intent);
+            finisher.finish(manifest);
             offsets = manifest.nextOffsets();
         }
         if (states.write(state, state.state().completed(intent.batchId(), offsets)) != null) {
