@@ -51,6 +51,8 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
 
     private static final Logger log = LoggerFactory.getLogger(ExactlyOnceCommitter.class);
     private static final int MAX_CONFLICTS = 20;
+    private static final int CLAIM_ATTEMPTS = 8;
+    private long claimFirstBackoffMs = 200;
 
     private final HiveTables tables;
     private final StagingArea staging;
@@ -122,9 +124,39 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
     /**
      * Takes ownership of newly assigned partitions: finishes every interrupted batch that holds them (or that this
      * task left), fences their previous owners, removes this task's abandoned staged batches, and returns the
-     * committed offsets to resume from (partitions without any are absent).
+     * committed offsets to resume from (partitions without any are absent). A metastore or FileSystem failure that
+     * may pass is retried with backoff (about 15 s in all) before it fails the task: a rebalance should not kill
+     * a task because the metastore blinked.
      */
     public Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
+        long backoffMs = claimFirstBackoffMs;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return claimOnce(partitions);
+            } catch (RetriableException e) {
+                if (attempt == CLAIM_ATTEMPTS) {
+                    throw new ConnectException("Task " + task + " of " + connector + " could not claim " + partitions
+                            + " in " + attempt + " attempts: " + e.getMessage(), e);
+                }
+                log.warn("Claiming {} failed (attempt {} of {}); retrying in {} ms: {}", partitions, attempt,
+                        CLAIM_ATTEMPTS, backoffMs, e.getMessage());
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new ConnectException("Interrupted while claiming " + partitions, interrupted);
+                }
+                backoffMs = Math.min(backoffMs * 2, 5_000);
+            }
+        }
+    }
+
+    /** Tests wait less. */
+    void claimFirstBackoffMs(long ms) {
+        this.claimFirstBackoffMs = ms;
+    }
+
+    private Map<TopicPartition, Long> claimOnce(Collection<TopicPartition> partitions) {
         long start = System.nanoTime();
         int rolledForward = 0;
         for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {

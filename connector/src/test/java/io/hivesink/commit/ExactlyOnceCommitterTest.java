@@ -179,6 +179,22 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void aClaimRidesOutAShortMetastoreOutage() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claimFirstBackoffMs(1);
+        metastore.failingTableListings = 2;
+        assertEquals(Map.of(), task.committer.claim(ALL), "claimed on the third attempt");
+        assertEquals(0, metastore.failingTableListings);
+
+        metastore.failingTableListings = 100;
+        ConnectException e = assertThrows(ConnectException.class, () -> task.committer.claim(ALL));
+        assertTrue(e.getMessage().contains("could not claim") && e.getMessage().contains("in 8 attempts"),
+                e.getMessage());
+    }
+
+    @Test
     void anOlderInstanceOfTheSameTaskIsFencedByTheNewOne() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task old = new Task(metastore, 0, FaultInjector.NONE);

@@ -29,6 +29,7 @@ final class InMemoryMetastore implements Metastore {
     boolean failNextAddPartitions;
     boolean ignoreCompareAndSet;
     boolean locksWork = true;
+    int failingTableListings;
     int lockCalls;
     private final java.util.Set<String> locked = new java.util.HashSet<>();
     private final Map<Long, String> lockIds = new HashMap<>();
@@ -87,6 +88,10 @@ final class InMemoryMetastore implements Metastore {
 
     @Override
     public synchronized List<String> tableNames(String database, String pattern) {
+        if (failingTableListings > 0) {
+            failingTableListings--;
+            throw new MetastoreException("injected: the metastore is restarting", null);
+        }
         Pattern regex = Pattern.compile(pattern.replace("*", ".*"));
         return tables.values().stream().filter(t -> t.getDbName().equals(database))
                 .map(Table::getTableName).filter(n -> regex.matcher(n).matches()).sorted().toList();
