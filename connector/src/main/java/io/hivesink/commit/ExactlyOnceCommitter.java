@@ -96,27 +96,33 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
     public Fencing start(Fencing requested) {
         ledger.table();
         mine = states.readOrCreate(task);
+        String casProblem = null;
         if (requested != Fencing.LOCKS) {
-            boolean honoured = states.compareAndSetHonoured(mine);
+            StateTables.CompareAndSet probed = states.probeCompareAndSet(mine);
             mine = states.read(task);
-            if (honoured) {
+            if (probed == StateTables.CompareAndSet.CHECKED) {
                 states.use(Fencing.COMPARE_AND_SET);
                 return Fencing.COMPARE_AND_SET;
             }
+            casProblem = probed == StateTables.CompareAndSet.IGNORED
+                    ? "it accepts alter_table with an expected parameter value but does not check it (Hive 3.x and "
+                            + "2.x before 2.3.10 do this)"
+                    : "it refuses alter_table with an expected parameter value even when the value matches (Hive 4 "
+                            + "does this with metastore.try.direct.sql=false)";
             if (requested == Fencing.COMPARE_AND_SET) {
-                throw new ConnectException("The metastore accepts alter_table with an expected parameter value but "
-                        + "does not check it (Hive 3.x and 2.x before 2.3.10 do this), so compare-and-set cannot "
-                        + "fence zombie tasks. Set metastore.fencing=auto or locks.");
+                throw new ConnectException("hive-sink cannot fence zombie tasks by compare-and-set on this "
+                        + "metastore: " + casProblem + ". Set hive.metastore.fencing=auto or locks.");
             }
         }
         String lockProblem = states.lockProblem(task);
         if (lockProblem != null) {
             throw new ConnectException("hive-sink cannot fence zombie tasks on this metastore: "
-                    + (requested == Fencing.LOCKS ? "" : "it ignores compare-and-set on alter_table, and ")
-                    + "its lock API fails (" + lockProblem + "). Locks need the metastore's transaction tables "
-                    + "(a schema made by schematool); or use a metastore 2.3.10+ or 4.x, which checks "
-                    + "compare-and-set.");
+                    + (casProblem == null ? "" : casProblem + ", and ") + "its lock API fails (" + lockProblem
+                    + "). Locks need the metastore's transaction tables (a schema made by schematool); or use a "
+                    + "metastore 2.3.10+ or 4.x with direct SQL on, which checks compare-and-set.");
         }
+        log.info("Task {} of {} fences by metastore locks{}", task, connector,
+                casProblem == null ? "" : ": compare-and-set cannot be used, " + casProblem);
         states.use(Fencing.LOCKS);
         return Fencing.LOCKS;
     }

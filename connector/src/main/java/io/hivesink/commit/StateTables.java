@@ -154,16 +154,40 @@ public final class StateTables {
         }
     }
 
+    /** What the metastore does with a compare-and-set on alter_table. */
+    public enum CompareAndSet {
+        /** A stale expectation is refused and a current one accepted. */
+        CHECKED,
+        /** The expectation is accepted and not checked (Hive 3.x, 2.x before 2.3.10). */
+        IGNORED,
+        /** Even a current expectation is refused (Hive 4 with metastore.try.direct.sql=false). */
+        BROKEN
+    }
+
     /**
-     * Whether the metastore enforces the compare-and-set: writes the state unchanged while expecting a version that
-     * is not stored. Older metastores accept such a write, and then this says false.
+     * Probes the metastore with two writes of the task's own state, content unchanged: one expecting a version that
+     * is not stored (it must fail), then one expecting the stored version (it must pass).
      */
-    public boolean compareAndSetHonoured(Stored current) {
+    public CompareAndSet probeCompareAndSet(Stored current) {
+        String stored = current.version();
+        if (metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe-stale"), VERSION,
+                stored + ":not-stored")) {
+            return CompareAndSet.IGNORED;
+        }
+        try {
+            return metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe"), VERSION, stored)
+                    ? CompareAndSet.CHECKED : CompareAndSet.BROKEN;
+        } catch (MetastoreException e) {
+            return CompareAndSet.BROKEN;
+        }
+    }
+
+    private Table withVersion(Stored current, long counter, String tag) {
         Table table = current.table().deepCopy();
         Map<String, String> params = new HashMap<>(table.getParameters());
-        params.put(VERSION, (counter(current.version()) + 1) + ":" + writer + ":probe");
+        params.put(VERSION, counter + ":" + writer + ":" + tag);
         table.setParameters(params);
-        return !metastore.alterTableIf(table, VERSION, current.version() + ":not-stored");
+        return table;
     }
 
     private static long counter(String version) {

@@ -236,11 +236,11 @@ class ExactlyOnceCommitterTest {
         metastore.locksWork = false;
         ConnectException e = assertThrows(ConnectException.class,
                 () -> new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO));
-        assertTrue(e.getMessage().contains("ignores compare-and-set") && e.getMessage().contains("schematool"),
+        assertTrue(e.getMessage().contains("does not check it") && e.getMessage().contains("schematool"),
                 e.getMessage());
         ConnectException forced = assertThrows(ConnectException.class,
                 () -> new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.COMPARE_AND_SET));
-        assertTrue(forced.getMessage().contains("metastore.fencing=auto or locks"), forced.getMessage());
+        assertTrue(forced.getMessage().contains("hive.metastore.fencing=auto or locks"), forced.getMessage());
     }
 
     @Test
