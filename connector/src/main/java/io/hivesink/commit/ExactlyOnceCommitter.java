@@ -43,9 +43,9 @@ import io.hivesink.route.PartitionValues;
  * <li>the task state takes the new offsets and drops the intent; the staging directory is removed.
  * </ol>
  * Steps 3 to 6 are idempotent ({@link BatchFinisher} does 3 to 5), so a batch found with a durable intent is rolled
- * forward; a batch without one is discarded. Fencing: a task claims its partitions when they are assigned, releasing them in the state of any
- * other task that still owns them; that write changes the other task's version, so its next compare-and-set
- * fails and it finds out it lost them.
+ * forward; a batch without one is discarded. Fencing: a task claims its partitions when they are assigned,
+ * releasing them in the state of any other task that still owns them; that write changes the other task's version,
+ * so its next conditional write fails and it finds out it lost them.
  */
 public final class ExactlyOnceCommitter implements BatchCommitter {
 
@@ -87,8 +87,8 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
 
     /**
      * Prepares the ledger and the task's state table, and settles how writes to task states are fenced: by
-     * compare-and-set if the metastore enforces it (probed with a write that expects a value that is not there),
-     * else by the metastore's locks.
+     * compare-and-set if the metastore checks it (probed with a stale and a current expectation), else by the
+     * metastore's locks.
      *
      * @return the fencing in use
      * @throws ConnectException if the requested fencing cannot work on this metastore
@@ -108,7 +108,7 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
                     ? "it accepts alter_table with an expected parameter value but does not check it (Hive 3.x and "
                             + "2.x before 2.3.10 do this)"
                     : "it refuses alter_table with an expected parameter value even when the value matches (Hive 4 "
-                            + "does this with metastore.try.direct.sql=false)";
+                            + "does this with metastore.try.direct.sql=false, or on a Derby schema made by schematool)";
             if (requested == Fencing.COMPARE_AND_SET) {
                 throw new ConnectException("hive-sink cannot fence zombie tasks by compare-and-set on this "
                         + "metastore: " + casProblem + ". Set hive.metastore.fencing=auto or locks.");

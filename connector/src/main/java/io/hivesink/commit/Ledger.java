@@ -155,18 +155,13 @@ public final class Ledger {
         return a == null ? b : b == null ? a : Long.valueOf(Math.max(a, b));
     }
 
-    /** Whether the batch is marked complete. */
-    public boolean isMarked(String batchId) {
-        return markedOffsets(batchId).isPresent();
-    }
-
     /** The committing write: registers the batch's ledger partition, with its end offsets as parameters. */
     public void mark(String batchId, Map<TopicPartition, Long> nextOffsets) {
         Partition partition = tables.partition(table(), partitionOf(batchId));
         Map<String, String> params = new HashMap<>();
         List<String> lines = new ArrayList<>();
         nextOffsets.entrySet().stream()
-                .sorted(Map.Entry.comparingByKey(java.util.Comparator.comparing(TopicPartition::toString)))
+                .sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
                 .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t" + e.getValue()));
         ParameterLines.put(params, NEXT_OFFSETS, lines);
         partition.setParameters(params);

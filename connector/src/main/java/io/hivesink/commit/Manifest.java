@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
@@ -66,7 +65,7 @@ public record Manifest(String batchId, List<StagedFile> files, StagedFile ledger
         record.put("files", fileRecords);
         record.put("ledger_file", toRecord(ledgerFile));
         List<GenericRecord> offsets = new ArrayList<>();
-        sortedOffsets().values().forEach(e -> {
+        nextOffsets.entrySet().stream().sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER)).forEach(e -> {
             GenericRecord offset = new GenericData.Record(OFFSET);
             offset.put("topic", e.getKey().topic());
             offset.put("partition", e.getKey().partition());
@@ -100,12 +99,6 @@ public record Manifest(String batchId, List<StagedFile> files, StagedFile ledger
             return new Manifest(record.get("batch_id").toString(), files,
                     fromRecord((GenericRecord) record.get("ledger_file")), offsets);
         }
-    }
-
-    private Map<String, Map.Entry<TopicPartition, Long>> sortedOffsets() {
-        Map<String, Map.Entry<TopicPartition, Long>> sorted = new TreeMap<>();
-        nextOffsets.entrySet().forEach(e -> sorted.put(e.getKey().toString(), e));
-        return sorted;
     }
 
     private static GenericRecord toRecord(StagedFile file) {

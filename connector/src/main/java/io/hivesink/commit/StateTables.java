@@ -1,7 +1,6 @@
 package io.hivesink.commit;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -107,15 +106,11 @@ public final class StateTables {
      * @return the new stored state, or null if another writer changed it first
      */
     public Stored write(Stored current, TaskState next) {
-        Table table = current.table().deepCopy();
-        Map<String, String> params = new HashMap<>(table.getParameters());
-        String version = (counter(current.version()) + 1) + ":" + writer + ":" + (++writes);
-        params.put(VERSION, version);
-        encode(next, params);
-        table.setParameters(params);
+        Table table = withVersion(current, counter(current.version()) + 1, Long.toString(++writes));
+        encode(next, table.getParameters());
         boolean written = fencing == Fencing.LOCKS ? writeUnderLock(table, current.version())
                 : metastore.alterTableIf(table, VERSION, current.version());
-        return written ? new Stored(current.task(), next, version, table) : null;
+        return written ? new Stored(current.task(), next, table.getParameters().get(VERSION), table) : null;
     }
 
     /** The compare-and-set done by hand: nobody else reads-and-writes the table while the lock is held. */
@@ -160,7 +155,10 @@ public final class StateTables {
         CHECKED,
         /** The expectation is accepted and not checked (Hive 3.x, 2.x before 2.3.10). */
         IGNORED,
-        /** Even a current expectation is refused (Hive 4 with metastore.try.direct.sql=false). */
+        /**
+         * Even a current expectation is refused: Hive 4 with metastore.try.direct.sql=false, or on a Derby schema made
+         * by schematool, whose CLOB parameter values Derby cannot compare.
+         */
         BROKEN
     }
 
@@ -250,8 +248,7 @@ public final class StateTables {
     static void encode(TaskState state, Map<String, String> params) {
         List<String> lines = new ArrayList<>();
         state.partitions().entrySet().stream()
-                .sorted(Comparator.comparing((Map.Entry<TopicPartition, TaskState.PartitionState> e) ->
-                        e.getKey().topic()).thenComparingInt(e -> e.getKey().partition()))
+                .sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
                 .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t"
                         + e.getValue().nextOffset() + "\t" + (e.getValue().owned() ? "owned" : "released")));
         ParameterLines.put(params, OFFSETS, lines);

@@ -1,6 +1,7 @@
 package io.hivesink.commit;
 
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -30,6 +31,10 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
     }
 
     public static final TaskState EMPTY = new TaskState(null, Map.of(), null, null);
+
+    /** The order partitions are written in wherever they are listed: by topic, then partition number. */
+    public static final Comparator<TopicPartition> PARTITION_ORDER =
+            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
     public TaskState {
         partitions = Map.copyOf(partitions);
