@@ -71,12 +71,16 @@ public class HiveSinkConnector extends SinkConnector {
         } catch (org.apache.kafka.common.config.ConfigException e) {
             return config; // already reported per key
         }
+        Map<String, String> unplaced = new java.util.LinkedHashMap<>(problems);
         for (ConfigValue value : config.configValues()) {
-            String problem = problems.get(value.name());
+            String problem = unplaced.remove(value.name());
             if (problem != null) {
                 value.addErrorMessage(problem);
             }
         }
+        // per-table keys (table.<name>.<key>) are not in the ConfigDef: report them as values of their own
+        unplaced.forEach((key, problem) -> config.configValues().add(new ConfigValue(key, connectorConfigs.get(key),
+                java.util.List.of(), java.util.List.of(problem))));
         return config;
     }
 }

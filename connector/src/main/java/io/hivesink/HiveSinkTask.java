@@ -14,6 +14,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
@@ -32,12 +33,15 @@ import io.hivesink.commit.Ledger;
 import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskFencedException;
 import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.TableSettings;
 import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreSettings;
+import io.hivesink.metastore.TableOptions;
 import io.hivesink.metastore.ThriftMetastore;
+import io.hivesink.route.Partitioners;
 import io.hivesink.route.TableRouter;
 
 /**
@@ -56,6 +60,8 @@ public class HiveSinkTask extends SinkTask {
     private BatchBuffer buffer;
     private FlushPolicy flushPolicy;
     private ExactlyOnceCommitter committer;
+    /** Null when the connector has no errant-record reporter: a bad record then fails the task. */
+    private RejectedRecords rejectedRecords;
     /** A closed batch whose commit failed with a retriable error; committed before anything else happens. */
     private Batch pending;
     /** A bad record or fencing stopped the task: nothing more is committed. */
@@ -94,7 +100,9 @@ public class HiveSinkTask extends SinkTask {
         Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(config.metastoreUris(),
                 config.metastoreSslEnabled(), config.metastoreTruststorePath(),
                 config.metastoreTruststorePassword().value()), hadoopConf);
-        HiveTables tables = new HiveTables(metastore, config.database(), warehouseUri);
+        TableSettings tableSettings = TableSettings.of(props);
+        HiveTables tables = new HiveTables(metastore, config.database(), warehouseUri,
+                table -> tableOptions(tableSettings, table));
         int threads = config.writerThreads();
         workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
         writer = new ParallelContainerWriter(workers, threads, config.codecName(), config.codecLevel(),
@@ -109,8 +117,15 @@ public class HiveSinkTask extends SinkTask {
                 fencing == Fencing.LOCKS ? "locks" : "compare-and-set", HiveSinkConfig.METASTORE_FENCING,
                 config.fencing());
 
-        buffer = new BatchBuffer(new TableRouter(config.tableMap()),
-                new TableLayouts(config.database(), config.partitionFields()), instance, workers, 2 * threads + 2);
+        Partitioners.create(config.partitioners(), props); // a bad partitioner class fails the start, not a batch
+        TableLayouts layouts = new TableLayouts(config.database(),
+                table -> Partitioners.create(tableSettings.configFor(table).partitioners(),
+                        tableSettings.settingsFor(table)),
+                (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
+        ErrantRecordReporter reporter = RejectedRecords.reporterOf(context);
+        rejectedRecords = reporter == null ? null : new RejectedRecords(reporter);
+        buffer = new BatchBuffer(TableRouter.fromConfig(config), layouts, instance, workers, 2 * threads + 2,
+                reporter != null);
         flushPolicy = new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs());
         log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                 connectorName, instance, config.database(), warehouseUri, config.database(), config.ledgerTable(),
@@ -154,8 +169,24 @@ public class HiveSinkTask extends SinkTask {
         }
     }
 
+    private TableOptions tableOptions(TableSettings settings, String table) {
+        HiveSinkConfig tableConfig = settings.configFor(table);
+        String location = settings.location(table);
+        return new TableOptions(location == null ? null : fs.makeQualified(new Path(location)).toString(),
+                tableConfig.tableProperties(), tableConfig.schemaEvolution());
+    }
+
     private void flush(String reason) {
-        pending = buffer.drain();
+        Batch batch = buffer.drain();
+        if (rejectedRecords != null) {
+            try {
+                rejectedRecords.report(batch);
+            } catch (RuntimeException e) {
+                stopped = true;
+                throw e;
+            }
+        }
+        pending = batch;
         log.debug("Closing batch {} ({} records) on {}", pending.id(), pending.records(), reason);
         commitPending();
     }

@@ -64,7 +64,16 @@ public final class BatchBuffer {
      */
     public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix, ExecutorService pool,
             int maxChunksInFlight) {
-        this.encoder = new ChunkEncoder(router, layouts);
+        this(router, layouts, batchIdPrefix, pool, maxChunksInFlight, false);
+    }
+
+    /**
+     * @param rejectBadRecords true: a record that cannot land is set aside in {@link Batch#rejected()} and the others
+     *     go on; false: {@link #add} or {@link #drain} throws its error
+     */
+    public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix, ExecutorService pool,
+            int maxChunksInFlight, boolean rejectBadRecords) {
+        this.encoder = new ChunkEncoder(router, layouts, rejectBadRecords);
         this.pool = pool;
         this.chunksInFlight = new Semaphore(maxChunksInFlight);
         this.batchIdPrefix = batchIdPrefix;
@@ -75,7 +84,7 @@ public final class BatchBuffer {
      *
      * @return false if the record was already buffered or committed and was skipped
      * @throws DataException naming a record (topic, partition, offset) that could not be encoded, found since the
-     *     last call
+     *     last call, unless bad records are rejected; ConnectException if encoding failed for another reason
      */
     public boolean add(SinkRecord record, long nowMs) {
         PartitionProgress partition = progressOf(record);
@@ -176,8 +185,12 @@ public final class BatchBuffer {
             Map<RecordGroup, GroupDatums> datums = new IdentityHashMap<>();
             Map<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
             List<RecordGroup> order = new ArrayList<>();
+            List<RejectedRecord> rejected = new ArrayList<>();
+            long landed = 0;
             for (int c = 0; c < encoded.size(); c++) {
                 EncodedChunk chunk = encoded.get(c);
+                rejected.addAll(chunk.rejected);
+                landed += chunk.count;
                 chunk.stats.forEach((group, chunkStats) ->
                         stats.computeIfAbsent(group, g -> new GroupStats()).append(chunkStats));
                 for (int r = 0; r < chunk.count; r++) {
@@ -202,7 +215,7 @@ public final class BatchBuffer {
                 }
             }
             String id = batchIdPrefix + "-" + (++batchSequence);
-            return new Batch(id, groups, nextOffsets, records, encodedBytes.get());
+            return new Batch(id, groups, rejected, nextOffsets, landed, encodedBytes.get());
         } finally {
             reset();
         }

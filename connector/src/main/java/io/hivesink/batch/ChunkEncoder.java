@@ -1,5 +1,6 @@
 package io.hivesink.batch;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -26,11 +28,17 @@ final class ChunkEncoder {
 
     private final TableRouter router;
     private final TableLayouts layouts;
+    private final boolean rejectBadRecords;
     private final Map<GroupKey, RecordGroup> groups = new ConcurrentHashMap<>();
 
-    ChunkEncoder(TableRouter router, TableLayouts layouts) {
+    /**
+     * @param rejectBadRecords true: a record that cannot land is set aside and the rest go on; false: it ends the
+     *     chunk with its error
+     */
+    ChunkEncoder(TableRouter router, TableLayouts layouts, boolean rejectBadRecords) {
         this.router = router;
         this.layouts = layouts;
+        this.rejectBadRecords = rejectBadRecords;
     }
 
     EncodedChunk encode(List<SinkRecord> records) {
@@ -39,36 +47,58 @@ final class ChunkEncoder {
         int[] ends = new int[records.size()];
         RecordGroup[] groupOf = new RecordGroup[records.size()];
         String lastTopic = null;
+        String table = null;
         Schema lastSchema = null;
         TableLayout layout = null;
         int count = 0;
         Map<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
+        List<RejectedRecord> rejected = List.of();
         RecordGroup lastGroup = null;
         GroupStats lastStats = null;
-        DataException failure = null;
+        RuntimeException failure = null;
         for (SinkRecord record : records) {
             int mark = sink.size();
             try {
                 Struct value = requireStruct(record);
-                if (value.schema() != lastSchema || !record.topic().equals(lastTopic)) {
-                    layout = layouts.layoutFor(router.tableFor(record.topic()), value.schema());
-                    lastSchema = value.schema();
+                if (!router.routesByTopic()) {
+                    table = router.tableFor(record, value);
+                } else if (!record.topic().equals(lastTopic)) {
+                    table = router.tableFor(record.topic());
                     lastTopic = record.topic();
                 }
-                PartitionValues partition = layout.partitioner().partitionOf(value);
+                if (layout == null || value.schema() != lastSchema || !table.equals(layout.table())) {
+                    layout = layouts.layoutFor(table, value.schema());
+                    lastSchema = value.schema();
+                }
+                layout.requireUsable();
+                PartitionValues partition = layout.partitioner().partitionOf(record, value);
                 TableLayout groupLayout = layout;
-                groupOf[count] = groups.computeIfAbsent(new GroupKey(layout, partition),
+                RecordGroup group = groups.computeIfAbsent(new GroupKey(layout, partition),
                         k -> new RecordGroup(groupLayout, partition, null, null));
                 layout.encoder().encode(value, sink);
-                if (groupOf[count] != lastGroup) {
-                    lastGroup = groupOf[count];
+                groupOf[count] = group;
+                if (group != lastGroup) {
+                    lastGroup = group;
                     lastStats = stats.computeIfAbsent(lastGroup, g -> new GroupStats());
                 }
                 lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp());
             } catch (RuntimeException e) {
                 sink.truncate(mark);
-                failure = new DataException(describe(record) + ": " + e.getMessage(), e);
-                break;
+                if (e instanceof ConnectException && !(e instanceof DataException)) {
+                    failure = e; // not the record's fault (the metastore failed, say): the task must stop
+                    break;
+                }
+                DataException error = new DataException(describe(record) + ": "
+                        + (e instanceof DataException ? e.getMessage() : e.toString()), e);
+                if (!rejectBadRecords) {
+                    failure = error;
+                    break;
+                }
+                if (rejected.isEmpty()) {
+                    rejected = new ArrayList<>();
+                }
+                rejected.add(new RejectedRecord(record, error));
+                continue;
             }
             ends[count++] = sink.size();
         }
@@ -77,7 +107,7 @@ final class ChunkEncoder {
             SINK.remove(); // do not keep a buffer grown by a rare huge chunk
         }
         return new EncodedChunk(data, count == ends.length ? ends : Arrays.copyOf(ends, count),
-                count == groupOf.length ? groupOf : Arrays.copyOf(groupOf, count), count, stats, failure);
+                count == groupOf.length ? groupOf : Arrays.copyOf(groupOf, count), count, stats, rejected, failure);
     }
 
     /** Forgets the file groups of a closed or dropped batch. */

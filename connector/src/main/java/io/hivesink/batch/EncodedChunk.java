@@ -1,13 +1,12 @@
 package io.hivesink.batch;
 
+import java.util.List;
 import java.util.Map;
-
-import org.apache.kafka.connect.errors.DataException;
 
 /**
  * A run of consecutive records of the open batch, encoded: their Avro datums back to back in one exact-size array,
- * and the file group each belongs to. If a record could not be encoded, the chunk ends before it and carries the
- * error.
+ * and the file group each belongs to. Records that cannot land are either set aside as rejected (when the task
+ * reports bad records) or end the chunk, which then carries the error.
  */
 final class EncodedChunk {
 
@@ -16,10 +15,12 @@ final class EncodedChunk {
     final RecordGroup[] groups;
     final int count;
     final Map<RecordGroup, GroupStats> stats;
-    final DataException failure;
+    final List<RejectedRecord> rejected;
+    final RuntimeException failure;
 
     EncodedChunk(byte[] data, int[] ends, RecordGroup[] groups, int count, Map<RecordGroup, GroupStats> stats,
-            DataException failure) {
+            List<RejectedRecord> rejected, RuntimeException failure) {
+        this.rejected = rejected;
         this.data = data;
         this.ends = ends;
         this.groups = groups;

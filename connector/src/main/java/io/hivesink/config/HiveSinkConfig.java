@@ -25,6 +25,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final String GROUP_STORAGE = "Storage";
     public static final String GROUP_METASTORE = "Hive metastore";
     public static final String GROUP_TABLES = "Tables";
+    public static final String GROUP_PARTITIONING = "Partitioning";
     public static final String GROUP_BATCH = "Batching";
     public static final String GROUP_AVRO = "Avro files";
 
@@ -41,8 +42,23 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public static final String DATABASE = "hive.database";
     public static final String TABLE_MAP = "hive.table.map";
-    public static final String PARTITION_FIELDS = "partition.fields";
+    public static final String ROUTE_TOPIC_REGEX = "route.topic.regex";
+    public static final String ROUTE_FIELD = "route.field";
+    public static final String ROUTE_TABLE_TEMPLATE = "route.table.template";
+    public static final String TABLE_PROPERTIES = "table.properties";
+    public static final String SCHEMA_EVOLUTION = "schema.evolution";
     public static final String LEDGER_TABLE = "ledger.table";
+
+    public static final String PARTITIONER = "partitioner";
+    public static final String PARTITION_FIELDS = "partition.fields";
+    public static final String PARTITION_TIME_FIELD = "partition.time.field";
+    public static final String PARTITION_TIME_FIELD_FORMAT = "partition.time.field.format";
+    public static final String PARTITION_TIME_FIELD_UNIT = "partition.time.field.unit";
+    public static final String PARTITION_TIME_PATTERN = "partition.time.pattern";
+    public static final String PARTITION_TIME_ZONE = "partition.time.zone";
+
+    public static final String EVOLUTION_COMPATIBLE = "compatible";
+    public static final String EVOLUTION_NONE = "none";
 
     public static final String BATCH_MAX_RECORDS = "batch.max.records";
     public static final String BATCH_MAX_BYTES = "batch.max.bytes";
@@ -63,6 +79,19 @@ public final class HiveSinkConfig extends AbstractConfig {
     }, () -> "true or false");
 
     public static final ConfigDef CONFIG_DEF = define();
+
+    /** Checks a value by parsing its trimmed text; a parse failure is the error message. */
+    private static ConfigDef.Validator parsedBy(String description, java.util.function.Consumer<String> parse,
+            String problem) {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            String text = value == null ? "" : value.toString().trim();
+            try {
+                parse.accept(text);
+            } catch (IllegalArgumentException | java.time.DateTimeException e) {
+                throw new ConfigException(name, value, problem + e.getMessage());
+            }
+        }, () -> description);
+    }
 
     private HiveSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -141,16 +170,49 @@ public final class HiveSinkConfig extends AbstractConfig {
                 GROUP_TABLES, ++order, Width.MEDIUM, "Database");
         def.define(TABLE_MAP, Type.LIST, "", new TableMapValidator(), Importance.MEDIUM,
                 "Explicit table names per topic, as topic:table pairs, comma-separated, for example "
-                        + "orders.v1:orders,customers:dim_customer. A topic not listed lands in the table named "
-                        + "after it, made Hive-safe: lower case, and every character other than a letter, digit "
-                        + "or underscore replaced by an underscore (orders.v1 lands in orders_v1).",
+                        + "orders.v1:orders,customers:dim_customer. Several topics may name one table. A topic not "
+                        + "listed lands in the table that route.table.template names (by default the topic made "
+                        + "Hive-safe: lower case, every character other than a letter, digit or underscore "
+                        + "replaced by an underscore, so orders.v1 lands in orders_v1). Ignored when routing by "
+                        + "field.",
                 GROUP_TABLES, ++order, Width.LONG, "Table per topic");
-        def.define(PARTITION_FIELDS, Type.LIST, "", new PartitionFieldsValidator(), Importance.MEDIUM,
-                "Top-level record fields whose values partition the table, in order, for example "
-                        + "country,day gives directories country=FR/day=2026-11-22. Each field must be a string, "
-                        + "integer or boolean; it becomes a partition column of the same name and is not stored "
-                        + "in the data files (Hive does not allow a column to be both). Empty: unpartitioned tables.",
-                GROUP_TABLES, ++order, Width.LONG, "Partition fields");
+        def.define(ROUTE_TOPIC_REGEX, Type.STRING, "",
+                parsedBy("a Java regular expression, or empty", Pattern::compile, "Not a Java regular expression: "),
+                Importance.MEDIUM,
+                "A Java regular expression the whole topic name must match; route.table.template can use its "
+                        + "groups as ${1}, ${2}, ... For example prod\\.sales\\.(.+)\\.v\\d+ with the template "
+                        + "sales_${1} lands topic prod.sales.orders.v2 in table sales_orders. A record of a topic "
+                        + "that does not match is a bad record. Empty: no pattern.",
+                GROUP_TABLES, ++order, Width.LONG, "Topic pattern");
+        def.define(ROUTE_FIELD, Type.STRING, "", new ConfigDef.NonNullValidator(), Importance.MEDIUM,
+                "Route by a field instead of by topic: the value of this top-level record field (a string, "
+                        + "number or boolean) names the table, through route.table.template, so one topic fans "
+                        + "out to many tables within one batch. A record whose field is null or empty is a bad "
+                        + "record. Empty: route by topic.",
+                GROUP_TABLES, ++order, Width.MEDIUM, "Route field");
+        def.define(ROUTE_TABLE_TEMPLATE, Type.STRING, "", new ConfigDef.NonNullValidator(), Importance.MEDIUM,
+                "The table name, with ${topic} (the record's topic), ${field} (the value of route.field) and "
+                        + "${1}, ${2}, ... (groups of route.topic.regex) filled in, then made Hive-safe. For "
+                        + "example events_${field}, or ${1}_raw. Empty: ${topic} when routing by topic, ${field} "
+                        + "when routing by field.",
+                GROUP_TABLES, ++order, Width.LONG, "Table name template");
+        def.define(TABLE_PROPERTIES, Type.LIST, "", new TablePropertiesValidator(), Importance.LOW,
+                "Table properties given to every table the connector creates, as key=value pairs, "
+                        + "comma-separated, for example owner.team=payments,retention.days=30. Existing tables "
+                        + "are not changed.",
+                GROUP_TABLES, ++order, Width.LONG, "Table properties");
+        def.define(SCHEMA_EVOLUTION, Type.STRING, EVOLUTION_COMPATIBLE,
+                ConfigDef.ValidString.in(EVOLUTION_COMPATIBLE, EVOLUTION_NONE), Importance.MEDIUM,
+                "What happens when records arrive whose schema the table cannot read yet. compatible: the table "
+                        + "and all its partitions are altered (ALTER TABLE ... CASCADE) when the change keeps old "
+                        + "files readable: a new optional field or a field with a default (added as the last "
+                        + "column), a wider number (int to bigint, float or double; bigint to float or double; "
+                        + "float to double), a required field that becomes optional or disappears (the column "
+                        + "becomes nullable), new enum symbols; also inside nested records, arrays and maps. "
+                        + "Schemas are compared by structure, so data without schema versions (JsonConverter) "
+                        + "evolves too. Records that need any other change are bad records, with an error that "
+                        + "names the column. none: records must fit the table as it is.",
+                GROUP_TABLES, ++order, Width.SHORT, "Schema evolution");
         def.define(LEDGER_TABLE, Type.STRING, "hive_sink_ledger", new IdentifierValidator(), Importance.MEDIUM,
                 "Table in hive.database that records every committed batch: one row per batch, table and "
                         + "partition, with the record count, the Kafka offsets and timestamps it covers, in a "
@@ -158,6 +220,62 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "Downstream jobs read it to know which batches have fully landed. Created if missing; "
                         + "connectors writing to one database may share it.",
                 GROUP_TABLES, ++order, Width.MEDIUM, "Ledger table");
+
+        order = 0;
+        def.define(PARTITIONER, Type.LIST, "field", new PartitionerValidator(), Importance.HIGH,
+                "How tables are partitioned: one or more partitioners, whose columns follow one another in this "
+                        + "order. field: by the values of partition.fields. time: by event time, as "
+                        + "partition.time.pattern says. kafka: by the record's topic and Kafka partition (columns "
+                        + "kafka_topic, kafka_partition). Or the full name of a class implementing "
+                        + "io.hivesink.route.Partitioner, on the plugin's class path. For example time gives "
+                        + "dt=2026-11-22, and time,field with partition.fields=country gives "
+                        + "dt=2026-11-22/country=FR. A null or empty value lands in __HIVE_DEFAULT_PARTITION__; "
+                        + "values are escaped in directory names as Hive escapes them.",
+                GROUP_PARTITIONING, ++order, Width.LONG, "Partitioners");
+        def.define(PARTITION_FIELDS, Type.LIST, "", new PartitionFieldsValidator(), Importance.MEDIUM,
+                "For the field partitioner: top-level record fields whose values partition the table, in "
+                        + "order, for example country,day gives directories country=FR/day=2026-11-22. Each field "
+                        + "must be a string, integer, boolean or Date; it becomes a partition column of the same "
+                        + "name and is not stored in the data files (Hive does not allow a column to be both). "
+                        + "Empty: the field partitioner adds no column (so by default tables are unpartitioned).",
+                GROUP_PARTITIONING, ++order, Width.LONG, "Partition fields");
+        def.define(PARTITION_TIME_PATTERN, Type.STRING, "dt=yyyy-MM-dd",
+                parsedBy("column=format[/column=format...]", text -> TimePattern.parse(text, java.time.ZoneOffset.UTC),
+                        ""),
+                Importance.MEDIUM,
+                "For the time partitioner: the partition columns and their formats, as column=format segments "
+                        + "separated by slashes; each format is a java.time DateTimeFormatter pattern. For example "
+                        + "dt=yyyy-MM-dd/hr=HH gives dt=2026-11-22/hr=05, and year=yyyy/month=MM/day=dd three "
+                        + "columns. The columns are strings.",
+                GROUP_PARTITIONING, ++order, Width.LONG, "Time pattern");
+        def.define(PARTITION_TIME_ZONE, Type.STRING, "UTC",
+                parsedBy("a time zone id, e.g. UTC or Europe/Paris", java.time.ZoneId::of,
+                        "Not a time zone (give a region such as Europe/Paris, or UTC): "),
+                Importance.MEDIUM,
+                "For the time partitioner: the time zone the pattern is written in (and text times without a "
+                        + "zone are read in), for example UTC or Europe/Paris.",
+                GROUP_PARTITIONING, ++order, Width.MEDIUM, "Time zone");
+        def.define(PARTITION_TIME_FIELD, Type.STRING, "", new ConfigDef.NonNullValidator(), Importance.MEDIUM,
+                "For the time partitioner: the top-level field that holds the event time: a Connect Timestamp "
+                        + "or Date, an int64 epoch (partition.time.field.unit), or a string "
+                        + "(partition.time.field.format). A null time lands in __HIVE_DEFAULT_PARTITION__. Empty: "
+                        + "the Kafka record's timestamp.",
+                GROUP_PARTITIONING, ++order, Width.MEDIUM, "Time field");
+        def.define(PARTITION_TIME_FIELD_UNIT, Type.STRING, "milliseconds",
+                ConfigDef.ValidString.in("seconds", "milliseconds", "microseconds", "nanoseconds"),
+                Importance.LOW,
+                "For the time partitioner: the unit of an int64 time field since the epoch.",
+                GROUP_PARTITIONING, ++order, Width.SHORT, "Time field unit");
+        def.define(PARTITION_TIME_FIELD_FORMAT, Type.STRING, "",
+                parsedBy("a DateTimeFormatter pattern, or empty for ISO-8601",
+                        text -> java.time.format.DateTimeFormatter.ofPattern(text, Locale.ROOT),
+                        "Not a DateTimeFormatter pattern: "),
+                Importance.LOW,
+                "For the time partitioner: the DateTimeFormatter pattern of a string time field, for example "
+                        + "yyyy-MM-dd HH:mm:ss; a text without a zone is read in partition.time.zone. Empty: "
+                        + "ISO-8601 (2026-11-22T05:30:00Z, 2026-11-22T05:30:00+01:00, 2026-11-22T05:30:00 or "
+                        + "2026-11-22).",
+                GROUP_PARTITIONING, ++order, Width.MEDIUM, "Time field format");
 
         order = 0;
         def.define(BATCH_MAX_RECORDS, Type.INT, 1_000_000, ConfigDef.Range.between(1, 50_000_000),
@@ -210,6 +328,11 @@ public final class HiveSinkConfig extends AbstractConfig {
             problems.put(METASTORE_SSL_TRUSTSTORE_PATH,
                     "Set a trust store when " + METASTORE_SSL_ENABLED + "=true.");
         }
+        if (!routeTopicRegexText().isEmpty() && routeField() != null) {
+            problems.put(ROUTE_TOPIC_REGEX, ROUTE_TOPIC_REGEX + " applies when routing by topic; remove it, or "
+                    + "remove " + ROUTE_FIELD + ".");
+        }
+        problems.putAll(TableSettings.problems(originalsStrings()));
         if (tableMap().containsValue(ledgerTable())) {
             problems.put(TABLE_MAP, "Topics cannot land in the ledger table " + ledgerTable()
                     + "; map them to another table or change " + LEDGER_TABLE + ".");
@@ -262,6 +385,67 @@ public final class HiveSinkConfig extends AbstractConfig {
     /** topic to table, for the topics named in {@link #TABLE_MAP}. */
     public Map<String, String> tableMap() {
         return parseTableMap(getList(TABLE_MAP));
+    }
+
+    /** The pattern topics must match, or null. */
+    public Pattern routeTopicRegex() {
+        String regex = routeTopicRegexText();
+        return regex.isEmpty() ? null : Pattern.compile(regex);
+    }
+
+    private String routeTopicRegexText() {
+        return getString(ROUTE_TOPIC_REGEX).trim();
+    }
+
+    /** The field whose value names the table, or null when routing by topic. */
+    public String routeField() {
+        String field = getString(ROUTE_FIELD).trim();
+        return field.isEmpty() ? null : field;
+    }
+
+    public String routeTableTemplate() {
+        String template = getString(ROUTE_TABLE_TEMPLATE).trim();
+        if (!template.isEmpty()) {
+            return template;
+        }
+        return routeField() == null ? "${topic}" : "${field}";
+    }
+
+    public Map<String, String> tableProperties() {
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (String entry : getList(TABLE_PROPERTIES)) {
+            int eq = entry.indexOf('=');
+            properties.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+        }
+        return properties;
+    }
+
+    public boolean schemaEvolution() {
+        return EVOLUTION_COMPATIBLE.equals(getString(SCHEMA_EVOLUTION));
+    }
+
+    public List<String> partitioners() {
+        return getList(PARTITIONER).stream().map(String::trim).filter(p -> !p.isEmpty()).toList();
+    }
+
+    public String partitionTimeField() {
+        return getString(PARTITION_TIME_FIELD).trim();
+    }
+
+    public String partitionTimeFieldFormat() {
+        return getString(PARTITION_TIME_FIELD_FORMAT).trim();
+    }
+
+    public java.util.concurrent.TimeUnit partitionTimeFieldUnit() {
+        return java.util.concurrent.TimeUnit.valueOf(getString(PARTITION_TIME_FIELD_UNIT).toUpperCase(Locale.ROOT));
+    }
+
+    public String partitionTimePattern() {
+        return getString(PARTITION_TIME_PATTERN).trim();
+    }
+
+    public java.time.ZoneId partitionTimeZone() {
+        return java.time.ZoneId.of(getString(PARTITION_TIME_ZONE).trim());
     }
 
     public String ledgerTable() {
@@ -463,6 +647,49 @@ public final class HiveSinkConfig extends AbstractConfig {
         @Override
         public String toString() {
             return "field[,field...]";
+        }
+    }
+
+    static final class TablePropertiesValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> entries = (List<String>) value;
+            for (String entry : entries) {
+                if (entry.indexOf('=') <= 0) {
+                    throw new ConfigException(name, value, "Entry '" + entry + "' is not key=value.");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "key=value[,key=value...]";
+        }
+    }
+
+    static final class PartitionerValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> entries = (List<String>) value;
+            List<String> seen = new ArrayList<>();
+            for (String entry : entries) {
+                String partitioner = entry.trim();
+                if (!partitioner.matches("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*")) {
+                    throw new ConfigException(name, value, "'" + partitioner + "' is neither field, time, kafka "
+                            + "nor a class name.");
+                }
+                if (seen.contains(partitioner)) {
+                    throw new ConfigException(name, value, "'" + partitioner + "' is listed twice.");
+                }
+                seen.add(partitioner);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "field, time, kafka or a class name, comma-separated";
         }
     }
 

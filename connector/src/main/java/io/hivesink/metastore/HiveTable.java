@@ -1,13 +1,14 @@
 package io.hivesink.metastore;
 
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.avro.Schema;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 
 import io.hivesink.route.PartitionSpec;
 
-/** A table that exists in the metastore and matches the records routed to it. */
+/** A table that exists in the metastore, with the Avro schema Hive reads its files with. */
 public final class HiveTable {
 
     private final String name;
@@ -16,6 +17,8 @@ public final class HiveTable {
     private final PartitionSpec partitionSpec;
     private final StorageDescriptor storage;
     private Set<String> partitionNames;
+    /** Record schemas this table's schema was found to read. */
+    private final Set<Schema> admitted = ConcurrentHashMap.newKeySet();
 
     HiveTable(String name, String location, Schema avroSchema, PartitionSpec partitionSpec,
             StorageDescriptor storage) {
@@ -37,6 +40,14 @@ public final class HiveTable {
 
     public Schema avroSchema() {
         return avroSchema;
+    }
+
+    boolean admits(Schema recordSchema) {
+        return admitted.contains(recordSchema);
+    }
+
+    void admit(Schema recordSchema) {
+        admitted.add(recordSchema);
     }
 
     public PartitionSpec partitionSpec() {

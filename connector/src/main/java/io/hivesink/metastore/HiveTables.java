@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 import org.apache.avro.Schema;
-import org.apache.avro.SchemaNormalization;
 import org.apache.hadoop.hive.metastore.TableType;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.Partition;
@@ -18,6 +18,11 @@ import org.apache.hadoop.hive.metastore.api.SerDeInfo;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.avro.SchemaEvolution;
 
 import io.hivesink.route.PartitionSpec;
 import io.hivesink.route.PartitionValues;
@@ -34,7 +39,11 @@ public final class HiveTables {
     static final String AVRO_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat";
     static final String AVRO_SCHEMA_LITERAL = "avro.schema.literal";
 
+    private static final Logger log = LoggerFactory.getLogger(HiveTables.class);
+    private static final int MAX_EVOLUTION_ATTEMPTS = 5;
+
     private final Metastore metastore;
+    private final Function<String, TableOptions> optionsFor;
     private final String database;
     private final String databaseLocation;
     private final Map<String, HiveTable> known = new HashMap<>();
@@ -44,6 +53,15 @@ public final class HiveTables {
      * @param warehouseUri fully qualified root of the tables this connector creates, e.g. hdfs://nn:8020/warehouse
      */
     public HiveTables(Metastore metastore, String database, String warehouseUri) {
+        this(metastore, database, warehouseUri, table -> TableOptions.DEFAULTS);
+    }
+
+    /**
+     * @param optionsFor per table name: where to create it, its properties, whether its schema may evolve
+     */
+    public HiveTables(Metastore metastore, String database, String warehouseUri,
+            Function<String, TableOptions> optionsFor) {
+        this.optionsFor = optionsFor;
         this.metastore = metastore;
         this.database = database;
         this.databaseLocation = warehouseUri + "/" + database + ".db";
@@ -54,28 +72,69 @@ public final class HiveTables {
     }
 
     /**
-     * The table, created if missing.
+     * The table, created if missing, able to read records of {@code recordSchema}: if it cannot yet and the change is
+     * compatible, the table (and with it every partition) is altered first. Thread-safe: encoding threads admit new
+     * record schemas while the task thread commits.
      *
-     * @throws ConnectException if the table exists but does not match the records' schema or partitioning
+     * @throws DataException if records of this schema cannot land in the table (incompatible schema, or evolution
+     *     turned off), saying why and what to do
+     * @throws ConnectException if the table exists but is not a table the connector can write (not Avro, other
+     *     partition columns)
      */
-    public HiveTable ensureTable(String name, Schema avroSchema, PartitionSpec partitionSpec) {
+    public synchronized HiveTable ensureTable(String name, Schema recordSchema, PartitionSpec partitionSpec) {
         HiveTable cached = known.get(name);
-        if (cached != null && cached.avroSchema().equals(avroSchema)) {
+        if (cached != null && cached.admits(recordSchema)) {
             return cached;
         }
         ensureDatabase();
-        Optional<Table> existing = metastore.getTable(database, name);
-        if (existing.isEmpty()) {
-            metastore.createTable(definition(name, avroSchema, partitionSpec));
-            existing = metastore.getTable(database, name);
-            if (existing.isEmpty()) {
-                throw new MetastoreException("Table " + database + "." + name + " was created but cannot be read "
-                        + "back from the metastore.", null);
+        TableOptions options = optionsFor.apply(name);
+        for (int attempt = 1; ; attempt++) {
+            Table table = metastore.getTable(database, name).orElse(null);
+            if (table == null) {
+                metastore.createTable(definition(name, recordSchema, partitionSpec, options));
+                table = metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("Table "
+                        + database + "." + name + " was created but cannot be read back from the metastore.", null));
             }
+            Schema tableSchema = checkedSchema(table, partitionSpec);
+            SchemaEvolution.Outcome outcome = SchemaEvolution.evolve(tableSchema, recordSchema);
+            if (outcome instanceof SchemaEvolution.Readable) {
+                HiveTable admitted = cached != null && cached.avroSchema().equals(tableSchema) ? cached
+                        : wrap(table, tableSchema);
+                admitted.admit(recordSchema);
+                known.put(name, admitted);
+                return admitted;
+            }
+            if (outcome instanceof SchemaEvolution.Incompatible incompatible) {
+                throw new DataException("The record's schema is incompatible with table " + database + "." + name
+                        + ": " + incompatible.reason() + ". Send such records to another table (route them "
+                        + "elsewhere), or change the table by hand.");
+            }
+            SchemaEvolution.Evolve evolve = (SchemaEvolution.Evolve) outcome;
+            if (!options.evolve()) {
+                throw new DataException("Table " + database + "." + name + " would need a schema change for this "
+                        + "record (" + String.join("; ", evolve.changes()) + "), and schema.evolution is none. "
+                        + "Set schema.evolution=compatible, or change the table by hand.");
+            }
+            if (attempt > MAX_EVOLUTION_ATTEMPTS) {
+                throw new MetastoreException("Table " + database + "." + name + " kept changing while the "
+                        + "connector evolved its schema (" + MAX_EVOLUTION_ATTEMPTS + " attempts).", null);
+            }
+            alterSchema(table, evolve.schema());
+            log.info("Evolved table {}.{} for new records: {}; its partitions follow (cascade)", database, name,
+                    String.join("; ", evolve.changes()));
+            // read back: another task may have changed the table at the same time
         }
-        HiveTable table = check(existing.get(), avroSchema, partitionSpec);
-        known.put(name, table);
-        return table;
+    }
+
+    private void alterSchema(Table table, Schema schema) {
+        Table altered = table.deepCopy();
+        altered.getParameters().put(AVRO_SCHEMA_LITERAL, schema.toString());
+        Map<String, String> serdeParameters = altered.getSd().getSerdeInfo().getParameters();
+        if (serdeParameters != null && serdeParameters.containsKey(AVRO_SCHEMA_LITERAL)) {
+            serdeParameters.put(AVRO_SCHEMA_LITERAL, schema.toString());
+        }
+        altered.getSd().setCols(columns(schema));
+        metastore.alterTableCascade(altered);
     }
 
     /**
@@ -83,7 +142,7 @@ public final class HiveTables {
      *
      * @throws MetastoreException if the table does not exist any more
      */
-    public HiveTable existing(String name) {
+    public synchronized HiveTable existing(String name) {
         HiveTable cached = known.get(name);
         if (cached != null) {
             return cached;
@@ -91,17 +150,13 @@ public final class HiveTables {
         Table table = metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("Table "
                 + database + "." + name + " was dropped while a batch was being committed to it; re-create it "
                 + "(the batch's files are in place) or restore it from its definition.", null));
-        List<String> names = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
-        List<String> types = table.getPartitionKeys().stream().map(FieldSchema::getType).toList();
-        HiveTable wrapped = new HiveTable(table.getTableName(), table.getSd().getLocation(),
-                new Schema.Parser().parse(table.getParameters().get(AVRO_SCHEMA_LITERAL)),
-                new PartitionSpec(names, types), table.getSd());
+        HiveTable wrapped = wrap(table, new Schema.Parser().parse(avroLiteral(table)));
         known.put(name, wrapped);
         return wrapped;
     }
 
     /** Registers the partitions the table does not have yet, in one call. */
-    public int registerPartitions(HiveTable table, Collection<PartitionValues> partitions) {
+    public synchronized int registerPartitions(HiveTable table, Collection<PartitionValues> partitions) {
         if (!table.partitionSpec().isPartitioned()) {
             return 0;
         }
@@ -134,10 +189,10 @@ public final class HiveTables {
         databaseChecked = true;
     }
 
-    private Table definition(String name, Schema avroSchema, PartitionSpec spec) {
+    private Table definition(String name, Schema avroSchema, PartitionSpec spec, TableOptions options) {
         StorageDescriptor sd = new StorageDescriptor();
         sd.setCols(columns(avroSchema));
-        sd.setLocation(databaseLocation + "/" + name);
+        sd.setLocation(options.location() != null ? options.location() : databaseLocation + "/" + name);
         sd.setInputFormat(AVRO_INPUT_FORMAT);
         sd.setOutputFormat(AVRO_OUTPUT_FORMAT);
         sd.setCompressed(false);
@@ -155,7 +210,7 @@ public final class HiveTables {
         for (int i = 0; i < spec.names().size(); i++) {
             partitionKeys.add(new FieldSchema(spec.names().get(i), spec.hiveTypes().get(i), "partition column"));
         }
-        Map<String, String> params = new HashMap<>();
+        Map<String, String> params = new HashMap<>(options.properties());
         params.put("EXTERNAL", "TRUE");
         params.put(AVRO_SCHEMA_LITERAL, avroSchema.toString());
         params.put("created.by", "hive-sink");
@@ -180,31 +235,45 @@ public final class HiveTables {
         return columns;
     }
 
-    private HiveTable check(Table table, Schema avroSchema, PartitionSpec spec) {
+    /** The table's Avro schema, after checking that the connector can write the table at all. */
+    private Schema checkedSchema(Table table, PartitionSpec spec) {
         String qualified = database + "." + table.getTableName();
+        String literal = avroLiteral(table);
+        if (literal == null || !AVRO_SERDE.equals(table.getSd().getSerdeInfo().getSerializationLib())) {
+            String url = table.getParameters() == null ? null : table.getParameters().get("avro.schema.url");
+            throw new ConnectException("Table " + qualified + " exists but is not an Avro table with "
+                    + AVRO_SCHEMA_LITERAL + " (SerDe " + table.getSd().getSerdeInfo().getSerializationLib()
+                    + (url != null ? ", schema in avro.schema.url " + url : "") + "). The connector keeps a table's "
+                    + "schema in " + AVRO_SCHEMA_LITERAL + ": drop the table, or route the topic to another table.");
+        }
+        List<String> tableKeys = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
+        if (!tableKeys.equals(spec.names())) {
+            throw new ConnectException("Table " + qualified + " is partitioned by " + tableKeys
+                    + " but the connector's partitioner gives " + spec.names() + ". Make them match (partitioner, "
+                    + "partition.fields, partition.time.pattern), or route the records to another table.");
+        }
+        try {
+            return new Schema.Parser().parse(literal);
+        } catch (RuntimeException e) {
+            throw new ConnectException("Table " + qualified + " has an " + AVRO_SCHEMA_LITERAL + " that is not a "
+                    + "valid Avro schema: " + e.getMessage(), e);
+        }
+    }
+
+    private static String avroLiteral(Table table) {
         String literal = table.getParameters() == null ? null : table.getParameters().get(AVRO_SCHEMA_LITERAL);
         if (literal == null && table.getSd().getSerdeInfo() != null
                 && table.getSd().getSerdeInfo().getParameters() != null) {
             literal = table.getSd().getSerdeInfo().getParameters().get(AVRO_SCHEMA_LITERAL);
         }
-        if (literal == null || !AVRO_SERDE.equals(table.getSd().getSerdeInfo().getSerializationLib())) {
-            throw new ConnectException("Table " + qualified + " exists but is not an Avro table with "
-                    + AVRO_SCHEMA_LITERAL + " (SerDe " + table.getSd().getSerdeInfo().getSerializationLib()
-                    + "). Drop it, or route the topic to another table with hive.table.map.");
-        }
-        Schema tableSchema = new Schema.Parser().parse(literal);
-        if (!SchemaNormalization.toParsingForm(tableSchema).equals(SchemaNormalization.toParsingForm(avroSchema))) {
-            throw new ConnectException("Table " + qualified + " has a different Avro schema than the records "
-                    + "routed to it. Table: " + tableSchema + " Records: " + avroSchema
-                    + ". Schema evolution is not supported yet: route the new schema to another table with "
-                    + "hive.table.map, or drop the table.");
-        }
-        List<String> tableKeys = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
-        if (!tableKeys.equals(spec.names())) {
-            throw new ConnectException("Table " + qualified + " is partitioned by " + tableKeys
-                    + " but partition.fields gives " + spec.names() + ". Make them match.");
-        }
-        return new HiveTable(table.getTableName(), table.getSd().getLocation(), avroSchema, spec, table.getSd());
+        return literal;
+    }
+
+    private static HiveTable wrap(Table table, Schema tableSchema) {
+        List<String> names = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
+        List<String> types = table.getPartitionKeys().stream().map(FieldSchema::getType).toList();
+        return new HiveTable(table.getTableName(), table.getSd().getLocation(), tableSchema,
+                new PartitionSpec(names, types), table.getSd());
     }
 
     /** The metastore definition of one of the table's partitions, located where Hive would put it. */

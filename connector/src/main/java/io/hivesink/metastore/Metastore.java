@@ -44,6 +44,9 @@ public interface Metastore extends AutoCloseable {
     /** Replaces the table's definition, parameters included, unconditionally. */
     void alterTable(Table table);
 
+    /** Alters the table and gives its partitions the table's new columns (Hive's ALTER TABLE ... CASCADE). */
+    void alterTableCascade(Table table);
+
     /**
      * Takes an exclusive lock on the table through the metastore's lock API (which needs its transaction tables),
      * waiting for it up to {@code timeoutMs}.

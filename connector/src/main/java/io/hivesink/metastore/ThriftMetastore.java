@@ -59,7 +59,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public boolean databaseExists(String database) {
+    public synchronized boolean databaseExists(String database) {
         try {
             client.getDatabase(database);
             return true;
@@ -71,7 +71,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public void createDatabase(String database, String locationUri) {
+    public synchronized void createDatabase(String database, String locationUri) {
         Database db = new Database();
         db.setName(database);
         db.setLocationUri(locationUri);
@@ -89,7 +89,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public Optional<Table> getTable(String database, String table) {
+    public synchronized Optional<Table> getTable(String database, String table) {
         try {
             return Optional.of(client.getTable(database, table));
         } catch (NoSuchObjectException e) {
@@ -100,7 +100,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public void createTable(Table table) {
+    public synchronized void createTable(Table table) {
         try {
             client.createTable(table);
         } catch (AlreadyExistsException e) {
@@ -113,7 +113,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public List<String> partitionNames(String database, String table) {
+    public synchronized List<String> partitionNames(String database, String table) {
         try {
             return client.listPartitionNames(database, table, (short) -1);
         } catch (TException e) {
@@ -122,7 +122,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public void addPartitions(List<Partition> partitions) {
+    public synchronized void addPartitions(List<Partition> partitions) {
         if (partitions.isEmpty()) {
             return;
         }
@@ -137,7 +137,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public Optional<Partition> getPartition(String database, String table, List<String> values) {
+    public synchronized Optional<Partition> getPartition(String database, String table, List<String> values) {
         try {
             return Optional.of(client.getPartition(database, table, values));
         } catch (NoSuchObjectException e) {
@@ -148,7 +148,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public List<String> tableNames(String database, String pattern) {
+    public synchronized List<String> tableNames(String database, String pattern) {
         try {
             return client.getTables(database, pattern);
         } catch (TException e) {
@@ -157,7 +157,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public List<Table> getTables(String database, List<String> names) {
+    public synchronized List<Table> getTables(String database, List<String> names) {
         if (names.isEmpty()) {
             return List.of();
         }
@@ -169,7 +169,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public boolean alterTableIf(Table table, String expectedKey, String expectedValue) {
+    public synchronized boolean alterTableIf(Table table, String expectedKey, String expectedValue) {
         EnvironmentContext context = new EnvironmentContext();
         context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_KEY, expectedKey);
         context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_VALUE, expectedValue);
@@ -194,7 +194,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public void alterTable(Table table) {
+    public synchronized void alterTable(Table table) {
         try {
             client.alter_table(table.getDbName(), table.getTableName(), table);
         } catch (TException e) {
@@ -203,7 +203,16 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public long lockExclusive(String database, String table, long timeoutMs) {
+    public synchronized void alterTableCascade(Table table) {
+        try {
+            client.alter_table(table.getDbName(), table.getTableName(), table, true);
+        } catch (TException e) {
+            throw failed("alter_table (cascade) " + table.getDbName() + "." + table.getTableName(), e);
+        }
+    }
+
+    @Override
+    public synchronized long lockExclusive(String database, String table, long timeoutMs) {
         LockComponent component = new LockComponent(LockType.EXCLUSIVE, LockLevel.TABLE, database);
         component.setTablename(table);
         component.setOperationType(DataOperationType.NO_TXN);
@@ -234,7 +243,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public void unlock(long lockId) {
+    public synchronized void unlock(long lockId) {
         try {
             client.unlock(lockId);
         } catch (TException e) {
@@ -251,7 +260,7 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         client.close();
     }
 

@@ -4,30 +4,43 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import io.hivesink.config.HiveSinkConfig;
 
 /**
- * Partitions by the values of top-level record fields. Built once per record schema: it resolves the fields and
- * their Hive column types up front, so per record it only reads and formats values.
+ * {@code field}: partitions by the values of top-level record fields ({@code partition.fields}); each becomes a
+ * partition column of the same name and leaves the data files.
  */
-public final class FieldPartitioner {
+public final class FieldPartitioner implements Partitioner {
 
-    private final List<Field> fields;
-    private final PartitionSpec spec;
+    private List<String> fieldNames = List.of();
 
-    private FieldPartitioner(List<Field> fields, PartitionSpec spec) {
-        this.fields = fields;
-        this.spec = spec;
+    public FieldPartitioner() {
+    }
+
+    public FieldPartitioner(List<String> fieldNames) {
+        this.fieldNames = List.copyOf(fieldNames);
+    }
+
+    @Override
+    public void configure(Map<String, String> settings) {
+        fieldNames = HiveSinkConfig.parseKeys(settings).partitionFields();
     }
 
     /**
      * @throws DataException if a field is missing from the schema or has a type that cannot be a partition column
      */
-    public static FieldPartitioner forSchema(Schema valueSchema, List<String> fieldNames) {
+    @Override
+    public Binding bind(Schema valueSchema) {
         List<Field> fields = new ArrayList<>(fieldNames.size());
         List<String> names = new ArrayList<>(fieldNames.size());
         List<String> types = new ArrayList<>(fieldNames.size());
@@ -36,37 +49,40 @@ public final class FieldPartitioner {
             if (field == null) {
                 throw new DataException("Partition field '" + name + "' is not a top-level field of the record "
                         + "schema (fields: " + valueSchema.fields().stream().map(Field::name).toList()
-                        + "). Fix partition.fields or the records.");
+                        + "). Fix " + HiveSinkConfig.PARTITION_FIELDS + " or the records.");
             }
             fields.add(field);
-            names.add(name.toLowerCase(java.util.Locale.ROOT));
+            names.add(name.toLowerCase(Locale.ROOT));
             types.add(hiveType(field));
         }
-        return new FieldPartitioner(List.copyOf(fields), new PartitionSpec(names, types));
-    }
+        PartitionSpec spec = new PartitionSpec(names, types);
+        Set<String> consumed = Set.copyOf(fieldNames);
+        return new Binding() {
+            @Override
+            public PartitionSpec spec() {
+                return spec;
+            }
 
-    public PartitionSpec spec() {
-        return spec;
-    }
+            @Override
+            public Set<String> fieldsAsColumns() {
+                return consumed;
+            }
 
-    public PartitionValues partitionOf(Struct value) {
-        if (fields.isEmpty()) {
-            return PartitionValues.NONE;
-        }
-        List<String> values = new ArrayList<>(fields.size());
-        for (Field field : fields) {
-            Object v = value.get(field);
-            values.add(v == null ? HivePaths.DEFAULT_PARTITION_NAME : format(field, v));
-        }
-        return new PartitionValues(spec.names(), values);
+            @Override
+            public void values(SinkRecord record, Struct value, List<String> out) {
+                for (Field field : fields) {
+                    Object v = value.get(field);
+                    out.add(v == null ? null : format(field, v));
+                }
+            }
+        };
     }
 
     private static String format(Field field, Object value) {
         if (org.apache.kafka.connect.data.Date.LOGICAL_NAME.equals(field.schema().name())) {
             return LocalDate.ofInstant(((java.util.Date) value).toInstant(), ZoneOffset.UTC).toString();
         }
-        String text = value.toString();
-        return text.isEmpty() ? HivePaths.DEFAULT_PARTITION_NAME : text;
+        return value.toString();
     }
 
     private static String hiveType(Field field) {
@@ -92,6 +108,7 @@ public final class FieldPartitioner {
         }
         throw new DataException("Partition field '" + field.name() + "' has type " + schema.type()
                 + (schema.name() != null ? " (" + schema.name() + ")" : "")
-                + "; a partition field must be a string, an integer, a boolean or a Date.");
+                + "; a partition field must be a string, an integer, a boolean or a Date. To partition by a "
+                + "timestamp, use the time partitioner with partition.time.field.");
     }
 }

@@ -164,4 +164,43 @@ class BatchBufferTest {
         assertNull(byAge.flushReason(buffer, 149));
         assertEquals("interval", byAge.flushReason(buffer, 150));
     }
+
+    @Test
+    void badRecordsAreSetAsideWhenTheTaskReportsThemAndTheRestLands() {
+        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("db", List.of("region")),
+                "sink-t0-run", POOL, 3, true);
+        Schema noRegion = SchemaBuilder.struct().name("Order").field("id", Schema.INT64_SCHEMA).build();
+        buffer.add(order("orders", 0, 0, "eu"), 0);
+        buffer.add(new SinkRecord("orders", 0, null, null, noRegion, new Struct(noRegion).put("id", 1L), 1), 0);
+        buffer.add(new SinkRecord("orders", 0, null, null, null, null, 2), 0);
+        buffer.add(order("orders", 0, 3, "us"), 0);
+        Batch batch = buffer.drain();
+
+        assertEquals(2, batch.records(), "two records land");
+        assertEquals(2, batch.groups().size());
+        assertEquals(List.of(1L, 2L), batch.rejected().stream().map(r -> r.record().kafkaOffset()).toList());
+        DataException first = batch.rejected().get(0).error();
+        assertTrue(first.getMessage().startsWith("Record topic=orders partition=0 offset=1: "), first.getMessage());
+        assertTrue(first.getMessage().contains("'region'"), first.getMessage());
+        assertTrue(batch.rejected().get(1).error().getMessage().contains("tombstone"));
+        assertEquals(Map.of(new TopicPartition("orders", 0), 4L), batch.nextOffsets(),
+                "the offsets cover the rejected records too: they are handled");
+    }
+
+    @Test
+    void aTableThatRefusesASchemaRejectsItsRecordsWithoutAskingAgain() {
+        int[] admissions = {0};
+        TableLayouts layouts = new TableLayouts("db", table -> List.of(), (table, schema, spec) -> {
+            admissions[0]++;
+            throw new DataException("column id is long in the table but string in the records");
+        });
+        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), layouts, "sink-t0-run", POOL, 3, true);
+        for (long offset = 0; offset < 600; offset++) {
+            buffer.add(order("orders", 0, offset, "eu"), 0);
+        }
+        Batch batch = buffer.drain();
+        assertEquals(0, batch.records());
+        assertEquals(600, batch.rejected().size());
+        assertEquals(1, admissions[0], "the refusal is remembered per schema");
+    }
 }

@@ -257,7 +257,29 @@ class ExactlyOnceCommitterTest {
         task.buffer.add(new SinkRecord("events", 0, null, null, other,
                 new Struct(other).put("id", "x").put("kind", "a"), 1), 0);
         ConnectException e = assertThrows(ConnectException.class, task::commit);
-        assertTrue(e.getMessage().contains("db.events has a different Avro schema"), e.getMessage());
+        assertTrue(e.getMessage().contains("incompatible with table db.events: column id is long in the table but "
+                + "string in the records"), e.getMessage());
+    }
+
+    @Test
+    void aBatchOfOnlyRejectedRecordsStillCommitsItsOffsets() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE, true);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(ALL);
+        for (long offset = 0; offset < 3; offset++) {
+            task.buffer.add(new SinkRecord("events", 0, null, null, null, null, offset), 0);
+        }
+        io.hivesink.batch.Batch batch = task.buffer.drain();
+        assertEquals(3, batch.rejected().size());
+        assertEquals(0, batch.groups().size());
+        task.committer.commit(batch);
+        assertEquals(Map.of(EVENTS_0, 3L), task.committer.committedOffsets());
+
+        Task restarted = new Task(metastore, 0, FaultInjector.NONE, true);
+        restarted.committer.start(Fencing.AUTO);
+        assertEquals(Map.of(EVENTS_0, 3L), restarted.committer.claim(List.of(EVENTS_0)),
+                "a restart does not read the rejected records again");
     }
 
     @Test
@@ -351,6 +373,10 @@ class ExactlyOnceCommitterTest {
         final ExactlyOnceCommitter committer;
 
         Task(InMemoryMetastore metastore, int taskId, FaultInjector faults) {
+            this(metastore, taskId, faults, false);
+        }
+
+        Task(InMemoryMetastore metastore, int taskId, FaultInjector faults, boolean rejectBadRecords) {
             FileSystem fs;
             try {
                 fs = FileSystem.getLocal(new Configuration());
@@ -361,7 +387,7 @@ class ExactlyOnceCommitterTest {
             String staging = "file://" + dir.resolve("staging/conn");
             String instance = "conn-t" + taskId + "-" + System.nanoTime();
             buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("db", List.of("kind")), instance,
-                    ForkJoinPool.commonPool(), 4);
+                    ForkJoinPool.commonPool(), 4, rejectBadRecords);
             HiveTables tables = new HiveTables(metastore, "db", warehouse);
             committer = new ExactlyOnceCommitter(tables,
                     new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),

@@ -20,10 +20,10 @@ import io.hivesink.route.HivePaths;
  * add-if-not-exists and a compare-and-set alter_table. A narrow fake for unit tests; the integration tests run
  * the real metastore.
  */
-final class InMemoryMetastore implements Metastore {
+public final class InMemoryMetastore implements Metastore {
 
-    final Map<String, Table> tables = new HashMap<>();
-    final Map<String, Map<String, Partition>> partitions = new HashMap<>();
+    public final Map<String, Table> tables = new HashMap<>();
+    public final Map<String, Map<String, Partition>> partitions = new HashMap<>();
     final List<String> databases = new ArrayList<>();
     int addPartitionCalls;
     boolean failNextAddPartitions;
@@ -120,6 +120,15 @@ final class InMemoryMetastore implements Metastore {
     @Override
     public synchronized void alterTable(Table table) {
         tables.put(table.getDbName() + "." + table.getTableName(), new Table(table));
+    }
+
+    @Override
+    public synchronized void alterTableCascade(Table table) {
+        alterTable(table);
+        for (Partition partition : partitions.getOrDefault(table.getDbName() + "." + table.getTableName(), Map.of())
+                .values()) {
+            partition.getSd().setCols(new ArrayList<>(table.getSd().getCols()));
+        }
     }
 
     @Override

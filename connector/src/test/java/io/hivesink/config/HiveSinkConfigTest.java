@@ -50,6 +50,59 @@ class HiveSinkConfigTest {
     }
 
     @Test
+    void perTableKeysOverrideTheConnectorsAndBadOnesAreNamed() {
+        Map<String, String> props = minimal();
+        props.put("partitioner", "time");
+        props.put("table.fact_orders.partitioner", "field");
+        props.put("table.fact_orders.partition.fields", "country");
+        props.put("table.fact_orders.location", "/data/orders");
+        props.put("table.properties", "owner=etl");
+        HiveSinkConfig.parse(props);
+        TableSettings settings = TableSettings.of(props);
+        assertEquals(List.of("field"), settings.configFor("fact_orders").partitioners());
+        assertEquals(List.of("country"), settings.configFor("fact_orders").partitionFields());
+        assertEquals(List.of("time"), settings.configFor("dim_customer").partitioners());
+        assertEquals("/data/orders", settings.location("fact_orders"));
+        assertEquals(null, settings.location("dim_customer"));
+        assertEquals(Map.of("owner", "etl"), settings.configFor("dim_customer").tableProperties());
+
+        props.put("table.fact_orders.batch.size", "3");
+        ConfigException unknown = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(unknown.getMessage().contains("table.fact_orders.batch.size"), unknown.getMessage());
+        props.remove("table.fact_orders.batch.size");
+        props.put("table.fact_orders.partition.time.zone", "Mars/Olympus");
+        ConfigException zone = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(zone.getMessage().contains("table.fact_orders.partition.time.zone"), zone.getMessage());
+
+        Map<String, String> connectorProps = new HashMap<>(props);
+        connectorProps.put("connector.class", HiveSinkConnector.class.getName());
+        connectorProps.put("topics", "orders");
+        boolean reported = new HiveSinkConnector().validate(connectorProps).configValues().stream()
+                .anyMatch(v -> v.name().equals("table.fact_orders.partition.time.zone")
+                        && !v.errorMessages().isEmpty());
+        assertTrue(reported, "validate() reports a bad per-table key on that key");
+    }
+
+    @Test
+    void routingAndPartitioningKeysAreChecked() {
+        Map<String, String> props = minimal();
+        props.put("route.topic.regex", "prod\\.(.+");
+        assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        props.put("route.topic.regex", "prod\\.(.+)");
+        props.put("route.field", "kind");
+        ConfigException both = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(both.getMessage().contains("route.topic.regex"), both.getMessage());
+        props.remove("route.topic.regex");
+        assertEquals("${field}", HiveSinkConfig.parse(props).routeTableTemplate());
+        props.put("partition.time.pattern", "dt=yyyy-MM-dd/hour");
+        ConfigException pattern = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(pattern.getMessage().contains("column=format"), pattern.getMessage());
+        props.put("partition.time.pattern", "dt=yyyy-MM-dd/hr=HH");
+        props.put("partitioner", "time, not a class");
+        assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+    }
+
+    @Test
     void crossKeyProblemsNameTheKey() {
         Map<String, String> props = minimal();
         props.put("avro.codec", "deflate");

@@ -1,0 +1,102 @@
+package io.hivesink.route;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * A table's partitioners bound to one record schema: their columns one after another, and per record the partition
+ * it lands in. Thread-safe.
+ */
+public final class PartitionScheme {
+
+    public static final PartitionScheme NONE = new PartitionScheme(List.of(), PartitionSpec.UNPARTITIONED, Set.of());
+
+    private final List<Partitioner.Binding> bindings;
+    private final PartitionSpec spec;
+    private final Set<String> fieldsAsColumns;
+
+    private PartitionScheme(List<Partitioner.Binding> bindings, PartitionSpec spec, Set<String> fieldsAsColumns) {
+        this.bindings = bindings;
+        this.spec = spec;
+        this.fieldsAsColumns = fieldsAsColumns;
+    }
+
+    /**
+     * @throws DataException if the partitioners give one column twice, or a column has the name of a record field
+     *     that would stay in the data
+     */
+    public static PartitionScheme bind(List<Partitioner> partitioners, Schema valueSchema) {
+        if (partitioners.isEmpty()) {
+            return NONE;
+        }
+        List<Partitioner.Binding> bindings = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        List<String> types = new ArrayList<>();
+        Set<String> asColumns = new HashSet<>();
+        for (Partitioner partitioner : partitioners) {
+            Partitioner.Binding binding = partitioner.bind(valueSchema);
+            bindings.add(binding);
+            for (int i = 0; i < binding.spec().names().size(); i++) {
+                String column = binding.spec().names().get(i).toLowerCase(Locale.ROOT);
+                if (names.contains(column)) {
+                    throw new DataException("Partition column '" + column + "' is given by two partitioners; "
+                            + "each column may come from one only.");
+                }
+                names.add(column);
+                types.add(binding.spec().hiveTypes().get(i));
+            }
+            asColumns.addAll(binding.fieldsAsColumns());
+        }
+        for (Field field : valueSchema.fields()) {
+            String lower = field.name().toLowerCase(Locale.ROOT);
+            if (names.contains(lower) && !asColumns.contains(field.name())) {
+                throw new DataException("Record field '" + field.name() + "' has the name of partition column '"
+                        + lower + "'; Hive cannot have a data column and a partition column of one name. Rename "
+                        + "the field (for example with the ReplaceField transform) or the partition column.");
+            }
+        }
+        return new PartitionScheme(List.copyOf(bindings), new PartitionSpec(names, types), Set.copyOf(asColumns));
+    }
+
+    public PartitionSpec spec() {
+        return spec;
+    }
+
+    /** Record fields that are partition columns, left out of the data files. */
+    public Set<String> fieldsAsColumns() {
+        return fieldsAsColumns;
+    }
+
+    /**
+     * @throws DataException for a record a partitioner cannot place
+     */
+    public PartitionValues partitionOf(SinkRecord record, Struct value) {
+        if (bindings.isEmpty()) {
+            return PartitionValues.NONE;
+        }
+        List<String> values = new ArrayList<>(spec.names().size());
+        for (Partitioner.Binding binding : bindings) {
+            binding.values(record, value, values);
+        }
+        if (values.size() != spec.names().size()) {
+            throw new DataException("A partitioner gave " + values.size() + " values for the " + spec.names().size()
+                    + " columns " + spec.names() + ".");
+        }
+        for (int i = 0; i < values.size(); i++) {
+            String v = values.get(i);
+            if (v == null || v.isEmpty()) {
+                values.set(i, HivePaths.DEFAULT_PARTITION_NAME);
+            }
+        }
+        return new PartitionValues(spec.names(), values);
+    }
+}

@@ -1,0 +1,57 @@
+package io.hivesink.route;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Decides the Hive partition of a table's records. The built-in ones are {@code field}, {@code time} and
+ * {@code kafka}; a custom one is a public class with a public no-argument constructor, named by its full class name in
+ * {@code partitioner} and found on the plugin's class path.
+ *
+ * <p>An instance serves one table: it is configured once, then bound once per record schema that reaches the table;
+ * the binding is called once per record, from several encoding threads at a time, so it must be thread-safe.
+ */
+public interface Partitioner {
+
+    /**
+     * @param settings the connector's properties with the table's overrides ({@code table.<name>.<key>}) applied
+     */
+    default void configure(Map<String, String> settings) {
+    }
+
+    /**
+     * Resolves the partitioner against one record schema: looks up fields and picks column types, so that per record
+     * only values are read and formatted.
+     *
+     * @throws org.apache.kafka.connect.errors.DataException if records of this schema cannot be partitioned, saying why
+     */
+    Binding bind(Schema valueSchema);
+
+    /** A partitioner resolved against one record schema. */
+    interface Binding {
+
+        /** Partition column names (lower case) and Hive types, in directory order. */
+        PartitionSpec spec();
+
+        /**
+         * Top-level fields whose values are the partition columns of the same name; they are left out of the data
+         * files, because Hive does not let a column be both a data and a partition column.
+         */
+        default Set<String> fieldsAsColumns() {
+            return Set.of();
+        }
+
+        /**
+         * Appends one value per column of {@link #spec()} to {@code out}: unescaped text, or null for a null value
+         * (which lands in Hive's default partition).
+         *
+         * @throws org.apache.kafka.connect.errors.DataException for a record that cannot be partitioned, saying why
+         */
+        void values(SinkRecord record, Struct value, List<String> out);
+    }
+}

@@ -1,0 +1,61 @@
+package io.hivesink.route;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.apache.kafka.common.config.ConfigException;
+
+import io.hivesink.config.HiveSinkConfig;
+
+/** Makes the partitioners that {@code partitioner} names: built-in ones by name, custom ones by class. */
+public final class Partitioners {
+
+    public static final String FIELD = "field";
+    public static final String TIME = "time";
+    public static final String KAFKA = "kafka";
+
+    private Partitioners() {
+    }
+
+    /**
+     * @param settings the table's settings, given to each partitioner's {@link Partitioner#configure}
+     * @throws ConfigException if a class cannot be loaded or made, naming it
+     */
+    public static List<Partitioner> create(List<String> names, Map<String, String> settings) {
+        List<Partitioner> partitioners = new ArrayList<>(names.size());
+        for (String name : names) {
+            Partitioner partitioner = switch (name.trim().toLowerCase(Locale.ROOT)) {
+                case FIELD -> new FieldPartitioner();
+                case TIME -> new TimePartitioner();
+                case KAFKA -> new KafkaPartitioner();
+                default -> instantiate(name.trim());
+            };
+            partitioner.configure(settings);
+            partitioners.add(partitioner);
+        }
+        return List.copyOf(partitioners);
+    }
+
+    private static Partitioner instantiate(String className) {
+        Class<?> type;
+        try {
+            type = Class.forName(className, true, Partitioner.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new ConfigException(HiveSinkConfig.PARTITIONER, className, "No built-in partitioner ("
+                    + FIELD + ", " + TIME + ", " + KAFKA + ") and no class of that name on the plugin's class path. "
+                    + "Put the jar with the class in the connector's plugin directory.");
+        }
+        if (!Partitioner.class.isAssignableFrom(type)) {
+            throw new ConfigException(HiveSinkConfig.PARTITIONER, className, "The class does not implement "
+                    + Partitioner.class.getName() + ".");
+        }
+        try {
+            return (Partitioner) type.getConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new ConfigException(HiveSinkConfig.PARTITIONER, className, "Cannot make an instance (a public "
+                    + "no-argument constructor is needed): " + e);
+        }
+    }
+}

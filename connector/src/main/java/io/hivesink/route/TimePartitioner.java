@@ -1,0 +1,184 @@
+package io.hivesink.route;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.TemporalAccessor;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.TimePattern;
+
+/**
+ * {@code time}: partitions by event time, as directories such as {@code dt=2026-11-22/hr=05} in a chosen time zone.
+ * The time is the Kafka record's timestamp, or a field ({@code partition.time.field}) holding a Connect Timestamp or
+ * Date, an epoch number ({@code partition.time.field.unit}), or text ({@code partition.time.field.format}, ISO-8601
+ * when empty). A record without a time lands in Hive's default partition.
+ */
+public final class TimePartitioner implements Partitioner {
+
+    private String fieldName = "";
+    private TimeUnit unit = TimeUnit.MILLISECONDS;
+    private DateTimeFormatter textFormat;
+    private String textFormatPattern = "";
+    private ZoneId zone = ZoneId.of("UTC");
+    private TimePattern pattern = TimePattern.parse("dt=yyyy-MM-dd", zone);
+
+    @Override
+    public void configure(Map<String, String> settings) {
+        HiveSinkConfig config = HiveSinkConfig.parseKeys(settings);
+        fieldName = config.partitionTimeField();
+        unit = config.partitionTimeFieldUnit();
+        zone = config.partitionTimeZone();
+        String format = config.partitionTimeFieldFormat();
+        textFormatPattern = format;
+        textFormat = format.isEmpty() ? null : DateTimeFormatter.ofPattern(format, java.util.Locale.ROOT);
+        pattern = TimePattern.parse(config.partitionTimePattern(), zone);
+    }
+
+    @Override
+    public Binding bind(Schema valueSchema) {
+        PartitionSpec spec = new PartitionSpec(pattern.columns(), Collections.nCopies(pattern.columns().size(),
+                "string"));
+        TimeSource source = fieldName.isEmpty() ? record -> record.timestamp() : fieldSource(valueSchema);
+        return new Binding() {
+            private final ThreadLocal<Formatted> last = ThreadLocal.withInitial(Formatted::new);
+
+            @Override
+            public PartitionSpec spec() {
+                return spec;
+            }
+
+            @Override
+            public void values(SinkRecord record, Struct value, List<String> out) {
+                Long millis = source.epochMillis(record);
+                if (millis == null) {
+                    for (int i = 0; i < spec.names().size(); i++) {
+                        out.add(null);
+                    }
+                    return;
+                }
+                out.addAll(Arrays.asList(format(millis, last.get())));
+            }
+        };
+    }
+
+    /** The formatted columns of the last time seen on this thread: records of one minute share them. */
+    private static final class Formatted {
+        long minute = Long.MIN_VALUE;
+        String[] values;
+    }
+
+    private String[] format(long millis, Formatted cache) {
+        long minute = Math.floorDiv(millis, 60_000L);
+        if (!pattern.finerThanMinutes() && cache.minute == minute) {
+            return cache.values;
+        }
+        Instant instant = Instant.ofEpochMilli(millis);
+        String[] values = new String[pattern.formats().size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = pattern.formats().get(i).format(instant);
+        }
+        cache.minute = minute;
+        cache.values = values;
+        return values;
+    }
+
+    private interface TimeSource {
+        Long epochMillis(SinkRecord record);
+    }
+
+    private TimeSource fieldSource(Schema valueSchema) {
+        Field field = valueSchema.field(fieldName);
+        if (field == null) {
+            throw new DataException("Time field '" + fieldName + "' is not a top-level field of the record schema "
+                    + "(fields: " + valueSchema.fields().stream().map(Field::name).toList() + "). Fix "
+                    + HiveSinkConfig.PARTITION_TIME_FIELD + " or the records.");
+        }
+        Schema schema = field.schema();
+        String logical = schema.name();
+        if (org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME.equals(logical)
+                || org.apache.kafka.connect.data.Date.LOGICAL_NAME.equals(logical)) {
+            return record -> {
+                Object v = ((Struct) record.value()).get(field);
+                return v == null ? null : ((java.util.Date) v).getTime();
+            };
+        }
+        if (logical == null && schema.type() == Schema.Type.INT64) {
+            return record -> {
+                Object v = ((Struct) record.value()).get(field);
+                return v == null ? null : unit.toMillis((Long) v);
+            };
+        }
+        if (schema.type() == Schema.Type.STRING) {
+            return record -> {
+                Object v = ((Struct) record.value()).get(field);
+                return v == null || v.toString().isEmpty() ? null : parse(v.toString());
+            };
+        }
+        throw new DataException("Time field '" + fieldName + "' has type " + schema.type()
+                + (logical != null ? " (" + logical + ")" : "") + "; the time partitioner reads a Timestamp, a "
+                + "Date, an int64 epoch (" + HiveSinkConfig.PARTITION_TIME_FIELD_UNIT + ") or a string ("
+                + HiveSinkConfig.PARTITION_TIME_FIELD_FORMAT + ").");
+    }
+
+    private long parse(String text) {
+        try {
+            if (textFormat != null) {
+                return toInstant(textFormat.parse(text)).toEpochMilli();
+            }
+            return parseIso(text).toEpochMilli();
+        } catch (DateTimeParseException e) {
+            throw new DataException("Time field '" + fieldName + "' holds '" + text + "', which does not parse as "
+                    + (textFormat == null ? "an ISO-8601 date or time" : "'" + textFormatPattern + "'")
+                    + ": " + e.getMessage() + ". Fix " + HiveSinkConfig.PARTITION_TIME_FIELD_FORMAT
+                    + " or the records.", e);
+        }
+    }
+
+    /** Text without a zone is read in {@code partition.time.zone}; a date alone is its start of day. */
+    private Instant toInstant(TemporalAccessor parsed) {
+        if (parsed.isSupported(java.time.temporal.ChronoField.INSTANT_SECONDS)) {
+            return Instant.from(parsed);
+        }
+        if (parsed.isSupported(java.time.temporal.ChronoField.HOUR_OF_DAY)) {
+            return LocalDateTime.from(parsed).atZone(zone).toInstant();
+        }
+        return LocalDate.from(parsed).atStartOfDay(zone).toInstant();
+    }
+
+    private Instant parseIso(String text) {
+        List<DateTimeParseException> failures = new ArrayList<>(1);
+        for (DateTimeFormatter iso : List.of(DateTimeFormatter.ISO_OFFSET_DATE_TIME, DateTimeFormatter.ISO_INSTANT)) {
+            try {
+                return Instant.from(iso.parse(text));
+            } catch (DateTimeParseException e) {
+                failures.add(e);
+            }
+        }
+        try {
+            return LocalDateTime.parse(text).atZone(zone).toInstant();
+        } catch (DateTimeParseException e) {
+            // fall through to a date
+        }
+        try {
+            return LocalDate.parse(text).atStartOfDay(zone).toInstant();
+        } catch (DateTimeParseException e) {
+            throw failures.get(0);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.hivesink.metastore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.apache.avro.Schema;
+import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.kafka.connect.errors.DataException;
+import org.junit.jupiter.api.Test;
+
+import io.hivesink.commit.InMemoryMetastore;
+import io.hivesink.route.PartitionSpec;
+import io.hivesink.route.PartitionValues;
+
+class HiveTablesTest {
+
+    static final PartitionSpec BY_DAY = new PartitionSpec(List.of("dt"), List.of("string"));
+
+    static Schema schema(String fields) {
+        return new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"orders\",\"namespace\":\"db\","
+                + "\"fields\":[" + fields + "]}");
+    }
+
+    static final Schema V1 = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"int\"}");
+    static final Schema V2 = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
+            + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}");
+
+    @Test
+    void createsTheTableWhereAndHowTheOptionsSay() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", name -> new TableOptions(
+                name.equals("orders") ? "file:/elsewhere/orders" : null, Map.of("owner.team", "sales"), true));
+        HiveTable orders = tables.ensureTable("orders", V1, BY_DAY);
+        assertEquals("file:/elsewhere/orders", orders.location());
+        Table stored = metastore.tables.get("db.orders");
+        assertEquals("sales", stored.getParameters().get("owner.team"));
+        assertEquals("TRUE", stored.getParameters().get("EXTERNAL"));
+        assertEquals("file:/w/db.db/other", tables.ensureTable("other", V1, BY_DAY).location());
+        assertSame(orders, tables.ensureTable("orders", V1, BY_DAY), "known schemas need no metastore call");
+    }
+
+    @Test
+    void aCompatibleSchemaEvolvesTheTableAndItsPartitions() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTable v1 = tables.ensureTable("orders", V1, BY_DAY);
+        tables.registerPartitions(v1, List.of(new PartitionValues(List.of("dt"), List.of("2026-11-21"))));
+
+        HiveTable v2 = tables.ensureTable("orders", V2, BY_DAY);
+        assertEquals(V2.getFields().size(), v2.avroSchema().getFields().size());
+        Table stored = metastore.tables.get("db.orders");
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string"), columns(stored.getSd().getCols()));
+        Partition old = metastore.partitions.get("db.orders").values().iterator().next();
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string"), columns(old.getSd().getCols()),
+                "the old partition reads with the new columns");
+
+        // an older producer's records still fit, without another change
+        assertSame(v2, tables.ensureTable("orders", V1, BY_DAY));
+    }
+
+    @Test
+    void incompatibleSchemasAndEvolutionTurnedOffAreRecordErrors() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        tables.ensureTable("orders", V1, BY_DAY);
+        DataException incompatible = assertThrows(DataException.class, () -> tables.ensureTable("orders",
+                schema("{\"name\":\"id\",\"type\":\"string\"},{\"name\":\"qty\",\"type\":\"int\"}"), BY_DAY));
+        assertTrue(incompatible.getMessage().contains("column id is long in the table but string in the records"),
+                incompatible.getMessage());
+
+        HiveTables frozen = new HiveTables(metastore, "db", "file:/w",
+                name -> new TableOptions(null, Map.of(), false));
+        DataException refused = assertThrows(DataException.class, () -> frozen.ensureTable("orders", V2, BY_DAY));
+        assertTrue(refused.getMessage().contains("schema.evolution is none"), refused.getMessage());
+        assertEquals(List.of("id:bigint", "qty:int"), columns(metastore.tables.get("db.orders").getSd().getCols()));
+    }
+
+    private static List<String> columns(List<FieldSchema> columns) {
+        return columns.stream().map(c -> c.getName() + ":" + c.getType()).toList();
+    }
+}
