@@ -20,7 +20,6 @@ import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
@@ -56,7 +55,7 @@ public class HiveSinkTask extends SinkTask {
     private final LongSupplier clock;
     private FileSystem fs;
     private ExecutorService workers;
-    private ParallelContainerWriter writer;
+    private TableWriters writers;
     private BatchBuffer buffer;
     private FlushPolicy flushPolicy;
     private ExactlyOnceCommitter committer;
@@ -105,11 +104,10 @@ public class HiveSinkTask extends SinkTask {
                 table -> tableOptions(tableSettings, table));
         int threads = config.writerThreads();
         workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
-        writer = new ParallelContainerWriter(workers, threads, config.codecName(), config.codecLevel(),
-                config.syncIntervalBytes());
+        writers = new TableWriters(tableSettings, workers, threads, config.syncIntervalBytes());
         StateTables states = new StateTables(metastore, config.database(), connectorName, connectorTableName,
                 new Path(connectorStaging, "state").toString(), instance);
-        committer = new ExactlyOnceCommitter(tables, staging, writer,
+        committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
                 new Ledger(tables, metastore, config.ledgerTable()), states, FaultInjector.fromEnvironment(),
                 connectorName, taskId, instance, clock, metastore);
         Fencing fencing = committer.start(Fencing.fromConfig(config.fencing()));
@@ -126,7 +124,12 @@ public class HiveSinkTask extends SinkTask {
         rejectedRecords = reporter == null ? null : new RejectedRecords(reporter);
         buffer = new BatchBuffer(TableRouter.fromConfig(config), layouts, instance, workers, 2 * threads + 2,
                 reporter != null);
-        flushPolicy = new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs());
+        Map<String, Long> tableLimits = new HashMap<>();
+        for (String table : tableSettings.tablesSetting(HiveSinkConfig.BATCH_MAX_RECORDS)) {
+            tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
+        }
+        flushPolicy = new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs(),
+                tableLimits);
         log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                 connectorName, instance, config.database(), warehouseUri, config.database(), config.ledgerTable(),
                 config.metastoreUris());
@@ -257,8 +260,8 @@ public class HiveSinkTask extends SinkTask {
                 log.warn("Closing the metastore client failed", e);
             }
         }
-        if (writer != null) {
-            writer.close();
+        if (writers != null) {
+            writers.close();
         }
         if (workers != null) {
             workers.shutdownNow();

@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * <pre>
  * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) io.hivesink.bench.WriterBenchmark \
- *     [--rounds 3] [--sets STOCKQUOTE,WIDE300] [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
+ *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300] [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
  *     [--records-scale 1.0] [--out docs/benchmark-results.md]
  * </pre>
  */
@@ -41,7 +41,7 @@ public final class WriterBenchmark {
     public static void main(String[] args) throws Exception {
         Map<String, String> options = options(args);
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-        int warmups = Integer.parseInt(options.getOrDefault("warmups", "1"));
+        int warmups = Integer.parseInt(options.getOrDefault("warmups", "4"));
         int iterations = Integer.parseInt(options.getOrDefault("iterations", "3"));
         double scale = Double.parseDouble(options.getOrDefault("records-scale", "1.0"));
         List<BenchData.DataSet> sets = Arrays.stream(options.getOrDefault("sets", "STOCKQUOTE,WIDE300").split(","))

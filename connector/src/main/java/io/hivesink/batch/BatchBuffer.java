@@ -5,11 +5,13 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -46,6 +48,9 @@ public final class BatchBuffer {
     private int chunksChecked;
     private List<SinkRecord> pending = new ArrayList<>();
     private final AtomicLong encodedBytes = new AtomicLong();
+    /** Records of the open batch per table, counted as chunks are encoded. */
+    private final Map<String, LongAdder> tableRecords =
+            new ConcurrentHashMap<>();
     /** Over the task's life, for the average record size. */
     private final AtomicLong observedBytes = new AtomicLong();
     private final AtomicLong observedRecords = new AtomicLong();
@@ -132,6 +137,7 @@ public final class BatchBuffer {
             chunks.add(pool.submit(() -> {
                 try {
                     EncodedChunk encoded = encoder.encode(chunk);
+                    countPerTable(encoded);
                     encodedBytes.addAndGet(encoded.data.length);
                     observedBytes.addAndGet(encoded.data.length);
                     observedRecords.addAndGet(encoded.count);
@@ -144,6 +150,22 @@ public final class BatchBuffer {
             chunksInFlight.release();
             throw e;
         }
+    }
+
+    private void countPerTable(EncodedChunk encoded) {
+        encoded.stats.forEach((group, stats) -> {
+            long count = 0;
+            for (GroupStats.OffsetRange range : stats.offsets().values()) {
+                count += range.count();
+            }
+            tableRecords.computeIfAbsent(group.table(), t -> new LongAdder()).add(count);
+        });
+    }
+
+    /** Records of the open batch that go to {@code table}, among those encoded so far. */
+    public long tableRecordCount(String table) {
+        LongAdder count = tableRecords.get(table);
+        return count == null ? 0 : count.sum();
     }
 
     private int chunkRecordsForObservedSize() {
@@ -288,6 +310,7 @@ public final class BatchBuffer {
         }
         records = 0;
         encodedBytes.set(0);
+        tableRecords.clear();
     }
 
     /** Where one Kafka partition stands: the next offset expected, and the first offset in the open batch. */

@@ -1,16 +1,31 @@
 package io.hivesink.batch;
 
-/** When an open batch is closed and committed, by size, bytes or age; whichever comes first. */
+import java.util.Map;
+
+/**
+ * When an open batch is closed and committed: by its records, bytes or age, or by the records of one table that has a
+ * limit of its own; whichever comes first.
+ */
 public final class FlushPolicy {
 
     private final long maxRecords;
     private final long maxBytes;
     private final long maxIntervalMs;
+    private final Map<String, Long> maxRecordsPerTable;
 
     public FlushPolicy(long maxRecords, long maxBytes, long maxIntervalMs) {
+        this(maxRecords, maxBytes, maxIntervalMs, Map.of());
+    }
+
+    /**
+     * @param maxRecordsPerTable tables with a record limit of their own; their records are counted as they are
+     *     encoded, so the batch may pass such a limit by the records still being encoded
+     */
+    public FlushPolicy(long maxRecords, long maxBytes, long maxIntervalMs, Map<String, Long> maxRecordsPerTable) {
         this.maxRecords = maxRecords;
         this.maxBytes = maxBytes;
         this.maxIntervalMs = maxIntervalMs;
+        this.maxRecordsPerTable = Map.copyOf(maxRecordsPerTable);
     }
 
     /** The reason to flush now, or null if the batch may keep growing. */
@@ -26,6 +41,11 @@ public final class FlushPolicy {
         }
         if (nowMs - buffer.openedAtMs() >= maxIntervalMs) {
             return "interval";
+        }
+        for (Map.Entry<String, Long> limit : maxRecordsPerTable.entrySet()) {
+            if (buffer.tableRecordCount(limit.getKey()) >= limit.getValue()) {
+                return "records of table " + limit.getKey();
+            }
         }
         return null;
     }

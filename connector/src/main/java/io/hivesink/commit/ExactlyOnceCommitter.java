@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 
@@ -56,7 +57,8 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
 
     private final HiveTables tables;
     private final StagingArea staging;
-    private final ContainerFileWriter writer;
+    /** The writer of a table's files (tables may use different codecs). */
+    private final Function<String, ContainerFileWriter> writers;
     private final Ledger ledger;
     private final StateTables states;
     private final FaultInjector faults;
@@ -71,9 +73,18 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
     public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, ContainerFileWriter writer, Ledger ledger,
             StateTables states, FaultInjector faults, String connector, int task, String instance,
             LongSupplier clock, AutoCloseable resources) {
+        this(tables, staging, table -> writer, ledger, states, faults, connector, task, instance, clock, resources);
+    }
+
+    /**
+     * @param writers the file writer of each table
+     */
+    public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, Function<String, ContainerFileWriter> writers,
+            Ledger ledger, StateTables states, FaultInjector faults, String connector, int task, String instance,
+            LongSupplier clock, AutoCloseable resources) {
         this.tables = tables;
         this.staging = staging;
-        this.writer = writer;
+        this.writers = writers;
         this.ledger = ledger;
         this.states = states;
         this.faults = faults;
@@ -243,7 +254,7 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
                 String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + ".avro";
                 files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
                 bytes += staging.write(files.get(files.size() - 1).staged(),
-                        out -> writer.write(group.layout().avroSchema(), group.datums(), out));
+                        out -> writers.apply(group.table()).write(group.layout().avroSchema(), group.datums(), out));
                 if (files.size() == 1) {
                     faults.reached(FaultPoint.SOME_STAGED);
                 }

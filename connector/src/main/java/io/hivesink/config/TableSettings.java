@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.kafka.common.config.ConfigException;
@@ -22,7 +24,8 @@ public final class TableSettings {
             HiveSinkConfig.PARTITION_FIELDS, HiveSinkConfig.PARTITION_TIME_PATTERN, HiveSinkConfig.PARTITION_TIME_ZONE,
             HiveSinkConfig.PARTITION_TIME_FIELD, HiveSinkConfig.PARTITION_TIME_FIELD_UNIT,
             HiveSinkConfig.PARTITION_TIME_FIELD_FORMAT, HiveSinkConfig.TABLE_PROPERTIES,
-            HiveSinkConfig.SCHEMA_EVOLUTION);
+            HiveSinkConfig.SCHEMA_EVOLUTION, HiveSinkConfig.AVRO_CODEC, HiveSinkConfig.AVRO_CODEC_LEVEL,
+            HiveSinkConfig.BATCH_MAX_RECORDS);
 
     private final Map<String, String> originals;
     private final Map<String, Map<String, String>> overrides;
@@ -58,6 +61,17 @@ public final class TableSettings {
 
     public HiveSinkConfig configFor(String table) {
         return configs.computeIfAbsent(table, t -> HiveSinkConfig.parseKeys(settingsFor(t)));
+    }
+
+    /** The tables that set {@code key} for themselves. */
+    public Set<String> tablesSetting(String key) {
+        Set<String> tables = new TreeSet<>();
+        overrides.forEach((table, own) -> {
+            if (own.containsKey(key)) {
+                tables.add(table);
+            }
+        });
+        return tables;
     }
 
     /** The directory a created table gets, or null for the default under the warehouse. */
@@ -103,6 +117,19 @@ public final class TableSettings {
                     HiveSinkConfig.parseKeys(overridden);
                 } catch (ConfigException e) {
                     problems.put(key, e.getMessage());
+                }
+            }
+        }
+        if (problems.isEmpty()) {
+            TableSettings settings = of(props);
+            for (String table : settings.overrides.keySet()) {
+                HiveSinkConfig config = settings.configFor(table);
+                String levelProblem = config.codecLevel() == -1 ? null
+                        : AvroCodecs.levelProblem(config.codecName(), config.codecLevel());
+                if (levelProblem != null) {
+                    String levelKey = PREFIX + table + "." + HiveSinkConfig.AVRO_CODEC_LEVEL;
+                    problems.put(props.containsKey(levelKey) ? levelKey
+                            : PREFIX + table + "." + HiveSinkConfig.AVRO_CODEC, levelProblem);
                 }
             }
         }

@@ -166,6 +166,34 @@ class BatchBufferTest {
     }
 
     @Test
+    void aTableWithARecordLimitOfItsOwnClosesTheBatch() {
+        BatchBuffer buffer = buffer();
+        FlushPolicy policy = new FlushPolicy(1_000, Long.MAX_VALUE, Long.MAX_VALUE, Map.of("dim_customers", 3L));
+        for (long offset = 0; offset < 5; offset++) {
+            buffer.add(order("orders", 0, offset, "eu"), 0);
+        }
+        buffer.add(order("customers", 0, 0, "eu"), 0);
+        buffer.add(order("customers", 0, 1, "eu"), 0);
+        buffer.submitPending();
+        awaitEncoded(buffer, "orders", 5);
+        assertNull(policy.flushReason(buffer, 0), "5 orders, 2 customers: under both limits");
+        buffer.add(order("customers", 0, 2, "eu"), 0);
+        buffer.submitPending();
+        awaitEncoded(buffer, "dim_customers", 3);
+        assertEquals("records of table dim_customers", policy.flushReason(buffer, 0));
+        buffer.drain();
+        assertEquals(0, buffer.tableRecordCount("dim_customers"), "a new batch counts from zero");
+    }
+
+    private static void awaitEncoded(BatchBuffer buffer, String table, long records) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (buffer.tableRecordCount(table) < records && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(records, buffer.tableRecordCount(table));
+    }
+
+    @Test
     void badRecordsAreSetAsideWhenTheTaskReportsThemAndTheRestLands() {
         BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("db", List.of("region")),
                 "sink-t0-run", POOL, 3, true);

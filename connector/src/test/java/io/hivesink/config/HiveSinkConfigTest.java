@@ -66,6 +66,16 @@ class HiveSinkConfigTest {
         assertEquals(null, settings.location("dim_customer"));
         assertEquals(Map.of("owner", "etl"), settings.configFor("dim_customer").tableProperties());
 
+        props.put("table.fact_orders.avro.codec", "zstandard");
+        props.put("table.fact_orders.avro.codec.level", "19");
+        HiveSinkConfig.parse(props);
+        assertEquals(19, TableSettings.of(props).configFor("fact_orders").codecLevel());
+        props.put("table.fact_orders.avro.codec", "snappy");
+        ConfigException level = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(level.getMessage().contains("table.fact_orders.avro.codec.level"), level.getMessage());
+        props.remove("table.fact_orders.avro.codec");
+        props.remove("table.fact_orders.avro.codec.level");
+
         props.put("table.fact_orders.batch.size", "3");
         ConfigException unknown = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
         assertTrue(unknown.getMessage().contains("table.fact_orders.batch.size"), unknown.getMessage());

@@ -54,7 +54,7 @@ class ExactlyOnceIT {
     @BeforeAll
     void startStack() throws Exception {
         stack = FailoverStack.start(Path.of("target", "it-stack", "ExactlyOnceIT"));
-        producer = stack.kafka().createProducer(Map.of());
+        producer = stack.kafka().createProducer(SampleData.producerSettings());
     }
 
     @AfterAll

@@ -27,13 +27,10 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
-import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,16 +62,11 @@ class HiveSinkEndToEndIT {
     @BeforeAll
     void startStack() throws Exception {
         stack = EmbeddedStack.start(Path.of("target", "it-stack", getClass().getSimpleName()));
-        producer = stack.connect().kafka().createProducer(Map.of(
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()));
+        producer = stack.producer();
     }
 
     @AfterAll
     void stopStack() {
-        if (producer != null) {
-            producer.close();
-        }
         if (stack != null) {
             stack.close();
         }
@@ -341,22 +333,7 @@ class HiveSinkEndToEndIT {
     }
 
     private String awaitFailedTaskTrace(String connector) throws InterruptedException {
-        String[] trace = new String[1];
-        EmbeddedStack.await("a task of " + connector + " to fail", Duration.ofMinutes(2), () -> {
-            try {
-                ConnectorStateInfo status = stack.connect().connectorStatus(connector);
-                for (ConnectorStateInfo.TaskState task : status.tasks()) {
-                    if ("FAILED".equals(task.state())) {
-                        trace[0] = task.trace();
-                        return true;
-                    }
-                }
-            } catch (RuntimeException notYetThere) {
-                // the connector is still being created
-            }
-            return false;
-        });
-        return trace[0];
+        return stack.awaitFailedTaskTrace(connector, Duration.ofMinutes(2));
     }
 
     /** One record as JsonConverter with schemas writes it. */

@@ -8,9 +8,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import io.hivesink.it.connect.ConnectRest;
 import io.hivesink.it.hive.HiveSql;
@@ -78,13 +75,9 @@ public final class Demo {
                     + CUSTOMERS_TOPIC + "' (JSON with schemas)");
             stack.connect().kafka().createTopic(ORDERS_TOPIC, 3);
             stack.connect().kafka().createTopic(CUSTOMERS_TOPIC, 2);
-            try (KafkaProducer<byte[], byte[]> producer = stack.connect().kafka().createProducer(Map.of(
-                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
-                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()))) {
-                SampleData.produce(producer, ORDERS_TOPIC, SampleData.ORDER, 0, orders, SampleData::order);
-                SampleData.produce(producer, CUSTOMERS_TOPIC, SampleData.CUSTOMER, 0, customers,
-                        SampleData::customer);
-            }
+            SampleData.produce(stack.producer(), ORDERS_TOPIC, SampleData.ORDER, 0, orders, SampleData::order);
+            SampleData.produce(stack.producer(), CUSTOMERS_TOPIC, SampleData.CUSTOMER, 0, customers,
+                    SampleData::customer);
             done(t);
 
             t = System.nanoTime();

@@ -17,7 +17,9 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 import io.hivesink.it.hive.HiveSql;
@@ -36,6 +38,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private final MetastoreProcess metastore;
     private final EmbeddedConnectCluster connect;
     private final CompletableFuture<HiveSql> hive;
+    private KafkaProducer<byte[], byte[]> producer;
 
     private EmbeddedStack(Path workDir, MiniDFSCluster dfs, FileSystem fileSystem, MetastoreProcess metastore,
             EmbeddedConnectCluster connect, CompletableFuture<HiveSql> hive) {
@@ -184,11 +187,41 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
+    /** A producer of raw bytes to this stack's broker ({@link SampleData#producerSettings}), closed with the stack. */
+    public synchronized KafkaProducer<byte[], byte[]> producer() {
+        if (producer == null) {
+            producer = connect.kafka().createProducer(SampleData.producerSettings());
+        }
+        return producer;
+    }
+
+    /** Waits for a task of the connector to fail, and returns its stack trace as the Connect REST API shows it. */
+    public String awaitFailedTaskTrace(String connector, Duration timeout) throws InterruptedException {
+        String[] trace = new String[1];
+        await("a task of " + connector + " to fail", timeout, () -> {
+            try {
+                for (ConnectorStateInfo.TaskState task : connect.connectorStatus(connector).tasks()) {
+                    if ("FAILED".equals(task.state())) {
+                        trace[0] = task.trace();
+                        return true;
+                    }
+                }
+            } catch (RuntimeException notYetThere) {
+                // the connector is still being created
+            }
+            return false;
+        });
+        return trace[0];
+    }
+
     @Override
     public void close() {
         HiveSql hiveSql = hive.isDone() && !hive.isCompletedExceptionally() ? hive.join() : null;
         if (!hive.isDone()) {
             hive.thenAccept(HiveSql::close);
+        }
+        synchronized (this) {
+            closeQuietly(producer);
         }
         closeQuietly(hiveSql, connect, metastore, dfs);
     }
