@@ -5,16 +5,15 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -49,8 +48,17 @@ public final class BatchBuffer {
     private List<SinkRecord> pending = new ArrayList<>();
     private final AtomicLong encodedBytes = new AtomicLong();
     /** Records of the open batch per table, counted as chunks are encoded. */
-    private final Map<String, LongAdder> tableRecords =
-            new ConcurrentHashMap<>();
+    /** The table of each pending record, or null where routing is left to the encoder (it failed here). */
+    private List<String> pendingTables = new ArrayList<>();
+    /** Records of the open batch per table, counted as they are taken. */
+    private final Map<String, long[]> tableRecords = new HashMap<>();
+    private final TableRouter router;
+    /** Consecutive records mostly come from one topic: its table is at hand without a look-up. */
+    private String lastTopic;
+    private String lastTable;
+    /** The counter of the table of the last record taken. */
+    private String countedTable;
+    private long[] tableCount;
     /** Over the task's life, for the average record size. */
     private final AtomicLong observedBytes = new AtomicLong();
     private final AtomicLong observedRecords = new AtomicLong();
@@ -79,6 +87,7 @@ public final class BatchBuffer {
     public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix, ExecutorService pool,
             int maxChunksInFlight, boolean rejectBadRecords) {
         this.encoder = new ChunkEncoder(router, layouts, rejectBadRecords);
+        this.router = router;
         this.pool = pool;
         this.chunksInFlight = new Semaphore(maxChunksInFlight);
         this.batchIdPrefix = batchIdPrefix;
@@ -101,6 +110,15 @@ public final class BatchBuffer {
             openedAtMs = nowMs;
         }
         pending.add(record);
+        String table = tableOf(record);
+        pendingTables.add(table);
+        if (table != null) {
+            if (table != countedTable) {
+                countedTable = table;
+                tableCount = tableRecords.computeIfAbsent(table, t -> new long[1]);
+            }
+            tableCount[0]++;
+        }
         records++;
         partition.next = offset + 1;
         if (partition.batchFirst < 0) {
@@ -130,14 +148,15 @@ public final class BatchBuffer {
             return;
         }
         List<SinkRecord> chunk = pending;
+        List<String> chunkTables = pendingTables;
         chunkRecords = chunkRecordsForObservedSize();
         pending = new ArrayList<>(chunkRecords);
+        pendingTables = new ArrayList<>(chunkRecords);
         chunksInFlight.acquireUninterruptibly();
         try {
             chunks.add(pool.submit(() -> {
                 try {
-                    EncodedChunk encoded = encoder.encode(chunk);
-                    countPerTable(encoded);
+                    EncodedChunk encoded = encoder.encode(chunk, chunkTables);
                     encodedBytes.addAndGet(encoded.data.length);
                     observedBytes.addAndGet(encoded.data.length);
                     observedRecords.addAndGet(encoded.count);
@@ -152,20 +171,29 @@ public final class BatchBuffer {
         }
     }
 
-    private void countPerTable(EncodedChunk encoded) {
-        encoded.stats.forEach((group, stats) -> {
-            long count = 0;
-            for (GroupStats.OffsetRange range : stats.offsets().values()) {
-                count += range.count();
+    /**
+     * The record's table, routed here on the task thread so that per-table limits count exactly; null if routing
+     * fails, in which case the encoder routes it again and reports the error with the record.
+     */
+    private String tableOf(SinkRecord record) {
+        try {
+            if (router.routesByTopic()) {
+                if (!record.topic().equals(lastTopic)) {
+                    lastTable = router.tableFor(record.topic());
+                    lastTopic = record.topic();
+                }
+                return lastTable;
             }
-            tableRecords.computeIfAbsent(group.table(), t -> new LongAdder()).add(count);
-        });
+            return record.value() instanceof Struct value ? router.tableFor(record, value) : null;
+        } catch (DataException e) {
+            return null;
+        }
     }
 
-    /** Records of the open batch that go to {@code table}, among those encoded so far. */
+    /** Records of the open batch routed to {@code table} so far. */
     public long tableRecordCount(String table) {
-        LongAdder count = tableRecords.get(table);
-        return count == null ? 0 : count.sum();
+        long[] count = tableRecords.get(table);
+        return count == null ? 0 : count[0];
     }
 
     private int chunkRecordsForObservedSize() {
@@ -304,6 +332,7 @@ public final class BatchBuffer {
         chunks.clear();
         chunksChecked = 0;
         pending = new ArrayList<>();
+        pendingTables = new ArrayList<>();
         encoder.reset();
         for (PartitionProgress partition : progress.values()) {
             partition.batchFirst = -1;
@@ -311,6 +340,8 @@ public final class BatchBuffer {
         records = 0;
         encodedBytes.set(0);
         tableRecords.clear();
+        countedTable = null;
+        tableCount = null;
     }
 
     /** Where one Kafka partition stands: the next offset expected, and the first offset in the open batch. */

@@ -41,12 +41,15 @@ final class ChunkEncoder {
         this.rejectBadRecords = rejectBadRecords;
     }
 
-    EncodedChunk encode(List<SinkRecord> records) {
+    /**
+     * @param tables the table of each record as the task thread routed it, or null where it could not (this
+     *     encoder then routes the record again, and so reports the error with it)
+     */
+    EncodedChunk encode(List<SinkRecord> records, List<String> tables) {
         ByteSink sink = SINK.get();
         sink.reset();
         int[] ends = new int[records.size()];
         RecordGroup[] groupOf = new RecordGroup[records.size()];
-        String lastTopic = null;
         String table = null;
         Schema lastSchema = null;
         TableLayout layout = null;
@@ -56,15 +59,14 @@ final class ChunkEncoder {
         RecordGroup lastGroup = null;
         GroupStats lastStats = null;
         RuntimeException failure = null;
-        for (SinkRecord record : records) {
+        for (int i = 0; i < records.size(); i++) {
+            SinkRecord record = records.get(i);
             int mark = sink.size();
             try {
                 Struct value = requireStruct(record);
-                if (!router.routesByTopic()) {
-                    table = router.tableFor(record, value);
-                } else if (!record.topic().equals(lastTopic)) {
-                    table = router.tableFor(record.topic());
-                    lastTopic = record.topic();
+                table = tables.get(i);
+                if (table == null) {
+                    table = router.routesByTopic() ? router.tableFor(record.topic()) : router.tableFor(record, value);
                 }
                 if (layout == null || value.schema() != lastSchema || !table.equals(layout.table())) {
                     layout = layouts.layoutFor(table, value.schema());

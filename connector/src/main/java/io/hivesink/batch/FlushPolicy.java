@@ -18,8 +18,7 @@ public final class FlushPolicy {
     }
 
     /**
-     * @param maxRecordsPerTable tables with a record limit of their own; their records are counted as they are
-     *     encoded, so the batch may pass such a limit by the records still being encoded
+     * @param maxRecordsPerTable tables with a record limit of their own
      */
     public FlushPolicy(long maxRecords, long maxBytes, long maxIntervalMs, Map<String, Long> maxRecordsPerTable) {
         this.maxRecords = maxRecords;

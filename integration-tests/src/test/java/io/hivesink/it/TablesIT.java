@@ -90,6 +90,7 @@ class TablesIT {
         config.put("hive.table.map", "eu.payments:payments,us.payments:payments");
         config.put("table.payments.partitioner", "kafka");
         config.put("table.payments.table.properties", "owner.team=payments");
+        config.put("table.payments.batch.max.records", "25");
         config.put("table.sales_returns_q4.partitioner", "time");
         config.put("table.sales_orders.location", "/data/sales/orders");
         config.put("table.sales_orders.avro.codec", "deflate");
@@ -115,6 +116,11 @@ class TablesIT {
                 List.of("kafka_topic=us.payments/kafka_partition=0"),
                 List.of("kafka_topic=us.payments/kafka_partition=1")),
                 hive.query("show partitions " + DATABASE + ".payments"));
+        List<List<String>> paymentBatches = hive.query("select batch_id, sum(record_count) from " + DATABASE
+                + ".hive_sink_ledger where connector_name = 'routing' and table_name = 'payments' group by batch_id");
+        assertEquals(80, paymentBatches.stream().mapToLong(r -> Long.parseLong(r.get(1))).sum());
+        assertTrue(paymentBatches.size() >= 4 && paymentBatches.stream().allMatch(r -> Long.parseLong(r.get(1)) <= 25),
+                "table.payments.batch.max.records closes a batch at 25 payments: " + paymentBatches);
         assertEquals(List.of(List.of("owner.team", "payments")),
                 hive.query("show tblproperties " + DATABASE + ".payments('owner.team')"));
         assertEquals(List.of(List.of("created.for", "TablesIT")),
