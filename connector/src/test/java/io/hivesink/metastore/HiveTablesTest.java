@@ -12,6 +12,7 @@ import org.apache.avro.Schema;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +81,26 @@ class HiveTablesTest {
         DataException refused = assertThrows(DataException.class, () -> frozen.ensureTable("orders", V2, BY_DAY));
         assertTrue(refused.getMessage().contains("schema.evolution is none"), refused.getMessage());
         assertEquals(List.of("id:bigint", "qty:int"), columns(metastore.tables.get("db.orders").getSd().getCols()));
+    }
+
+    @Test
+    void anExistingTableThatTheConnectorCannotWriteIsAClearError() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        tables.ensureTable("orders", V1, BY_DAY);
+        ConnectException otherPartitions = assertThrows(ConnectException.class, () -> new HiveTables(metastore, "db",
+                "file:/w").ensureTable("orders", V1, new PartitionSpec(List.of("region"), List.of("string"))));
+        assertTrue(otherPartitions.getMessage().contains("is partitioned by [dt] but the connector's partitioner "
+                + "gives [region]"), otherPartitions.getMessage());
+
+        Table orc = metastore.tables.get("db.orders").deepCopy();
+        orc.setTableName("orc_orders");
+        orc.getParameters().remove("avro.schema.literal");
+        orc.getSd().getSerdeInfo().setSerializationLib("org.apache.hadoop.hive.ql.io.orc.OrcSerde");
+        metastore.tables.put("db.orc_orders", orc);
+        ConnectException notAvro = assertThrows(ConnectException.class,
+                () -> tables.ensureTable("orc_orders", V1, BY_DAY));
+        assertTrue(notAvro.getMessage().contains("not an Avro table"), notAvro.getMessage());
     }
 
     private static List<String> columns(List<FieldSchema> columns) {

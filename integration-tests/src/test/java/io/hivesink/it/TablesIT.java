@@ -139,14 +139,23 @@ class TablesIT {
             .field("kind", Schema.STRING_SCHEMA)
             .field("user", Schema.STRING_SCHEMA)
             .field("at", Timestamp.builder().optional().build())
+            .field("at_text", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("at_epoch", Schema.OPTIONAL_INT64_SCHEMA)
             .field("n", Schema.INT64_SCHEMA)
             .build();
 
-    static final List<String> KINDS = List.of("click", "view", "Add-To-Cart");
+    static final List<String> KINDS = List.of("click", "view", "Add-To-Cart", "purchase");
+    static final ZoneId INDIA = ZoneId.of("Asia/Kolkata");
 
+    /** One event time, three ways: a Timestamp, text in India's local time, and epoch seconds. */
     static Struct click(long n) {
-        return new Struct(CLICK).put("kind", KINDS.get((int) (n % 3))).put("user", "u" + (n % 7))
-                .put("at", n % 11 == 0 ? null : new java.util.Date(clickTime(n))).put("n", n);
+        boolean timeless = n % 11 == 0;
+        return new Struct(CLICK).put("kind", KINDS.get((int) (n % KINDS.size()))).put("user", "u" + (n % 7))
+                .put("at", timeless ? null : new java.util.Date(clickTime(n)))
+                .put("at_text", timeless ? null : DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(INDIA)
+                        .format(Instant.ofEpochMilli(clickTime(n))))
+                .put("at_epoch", timeless ? null : clickTime(n) / 1000)
+                .put("n", n);
     }
 
     static long clickTime(long n) {
@@ -166,6 +175,10 @@ class TablesIT {
         config.put("partition.time.field", "at");
         config.put("partition.time.pattern", "dt=yyyy-MM-dd/hr=HH");
         config.put("table.web_view.partition.time.zone", "Asia/Kolkata");
+        config.put("table.web_view.partition.time.field", "at_text");
+        config.put("table.web_view.partition.time.field.format", "yyyy-MM-dd HH:mm:ss");
+        config.put("table.web_purchase.partition.time.field", "at_epoch");
+        config.put("table.web_purchase.partition.time.field.unit", "seconds");
         config.put("table.web_add_to_cart.partitioner", UserBucketPartitioner.class.getName());
         config.put("user.buckets", "3");
         stack.connect().configureConnector("fan-out", config);
@@ -174,28 +187,31 @@ class TablesIT {
         HiveSql hive = stack.hive();
         assertEquals(rows(expectedHours("click", ZoneId.of("UTC"))), hive.query("select dt, hr, count(*) from "
                 + DATABASE + ".web_click group by dt, hr order by dt, hr"));
-        assertEquals(rows(expectedHours("view", ZoneId.of("Asia/Kolkata"))), hive.query("select dt, hr, count(*) "
+        assertEquals(rows(expectedHours("view", INDIA)), hive.query("select dt, hr, count(*) "
                 + "from " + DATABASE + ".web_view group by dt, hr order by dt, hr"),
-                "this table's override puts its hours in India's time zone");
+                "this table reads its time from text in India's local time, and its hours are India's");
+        assertEquals(rows(expectedHours("purchase", ZoneId.of("UTC"))), hive.query("select dt, hr, count(*) from "
+                + DATABASE + ".web_purchase group by dt, hr order by dt, hr"), "time from epoch seconds");
         assertTrue(hive.query("show partitions " + DATABASE + ".web_click").contains(
                 List.of("dt=__HIVE_DEFAULT_PARTITION__/hr=__HIVE_DEFAULT_PARTITION__")), "no time: default partition");
 
         Map<String, Integer> buckets = new TreeMap<>();
-        for (long n = 2; n < 300; n += 3) {
+        for (long n = 2; n < 300; n += KINDS.size()) {
             buckets.merge(Integer.toString(UserBucketPartitioner.bucketOf("u" + (n % 7), 3)), 1, Integer::sum);
         }
         assertEquals(rows(buckets), hive.query("select user_bucket, count(*) from " + DATABASE
                 + ".web_add_to_cart group by user_bucket order by user_bucket"));
         assertEquals(List.of(List.of("300")), hive.query("select sum(c) from (select count(*) c from " + DATABASE
                 + ".web_click union all select count(*) c from " + DATABASE + ".web_view union all select count(*) c "
-                + "from " + DATABASE + ".web_add_to_cart) t"), "every click landed once");
+                + "from " + DATABASE + ".web_add_to_cart union all select count(*) c from " + DATABASE
+                + ".web_purchase) t"), "every event landed once");
     }
 
     private static Map<String, Integer> expectedHours(String kind, ZoneId zone) {
         DateTimeFormatter dayHour = DateTimeFormatter.ofPattern("yyyy-MM-dd\tHH").withZone(zone);
         Map<String, Integer> counts = new TreeMap<>();
         for (long n = 0; n < 300; n++) {
-            if (KINDS.get((int) (n % 3)).equals(kind)) {
+            if (KINDS.get((int) (n % KINDS.size())).equals(kind)) {
                 String key = n % 11 == 0 ? "__HIVE_DEFAULT_PARTITION__\t__HIVE_DEFAULT_PARTITION__"
                         : dayHour.format(Instant.ofEpochMilli(clickTime(n)));
                 counts.merge(key, 1, Integer::sum);
@@ -208,12 +224,14 @@ class TablesIT {
             .field("sku", Schema.INT64_SCHEMA)
             .field("warehouse", Schema.STRING_SCHEMA)
             .field("qty", Schema.INT32_SCHEMA)
+            .field("weight", Schema.FLOAT32_SCHEMA)
             .build();
     static final Schema STOCK_V2 = SchemaBuilder.struct().name("Stock")
             .field("sku", Schema.INT64_SCHEMA)
             .field("warehouse", Schema.STRING_SCHEMA)
             .field("qty", Schema.INT64_SCHEMA)
             .field("note", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("weight", Schema.FLOAT64_SCHEMA)
             .build();
     static final Schema STOCK_V3 = SchemaBuilder.struct().name("Stock")
             .field("status", SchemaBuilder.string().defaultValue("ok").build())
@@ -221,6 +239,7 @@ class TablesIT {
             .field("warehouse", Schema.STRING_SCHEMA)
             .field("qty", Schema.INT64_SCHEMA)
             .field("price", Schema.OPTIONAL_FLOAT64_SCHEMA)
+            .field("weight", Schema.OPTIONAL_FLOAT64_SCHEMA)
             .build();
 
     @Test
@@ -232,34 +251,36 @@ class TablesIT {
         stack.connect().configureConnector("evolving", config);
 
         send(topic, STOCK_V1, 0, 100, sku -> new Struct(STOCK_V1).put("sku", sku)
-                .put("warehouse", sku % 2 == 0 ? "a" : "b").put("qty", (int) sku), sku -> BASE_TIME);
+                .put("warehouse", sku % 2 == 0 ? "a" : "b").put("qty", (int) sku).put("weight", sku * 0.25f),
+                sku -> BASE_TIME);
         stack.awaitCommittedToEnd("evolving", LANDING_TIMEOUT, topic);
         send(topic, STOCK_V2, 100, 200, sku -> new Struct(STOCK_V2).put("sku", sku)
                 .put("warehouse", sku % 2 == 0 ? "b" : "c").put("qty", sku * 1_000_000_000L)
-                .put("note", "n" + sku), sku -> BASE_TIME);
+                .put("note", "n" + sku).put("weight", sku * 0.25), sku -> BASE_TIME);
         stack.awaitCommittedToEnd("evolving", LANDING_TIMEOUT, topic);
         send(topic, STOCK_V3, 200, 300, sku -> new Struct(STOCK_V3).put("sku", sku)
                 .put("warehouse", sku % 2 == 0 ? "c" : "d/1=x").put("qty", sku).put("price", sku / 4.0)
-                .put("status", "s" + sku), sku -> BASE_TIME);
+                .put("status", "s" + sku).put("weight", sku % 5 == 0 ? null : sku * 0.25), sku -> BASE_TIME);
         stack.awaitCommittedToEnd("evolving", LANDING_TIMEOUT, topic);
 
         HiveSql hive = stack.hive();
         String table = DATABASE + ".inventory";
         List<List<String>> columns = hive.query("describe " + table);
-        assertEquals(List.of("sku\tbigint", "qty\tbigint", "note\tstring", "status\tstring", "price\tdouble",
-                "warehouse\tstring"), columns.stream().limit(6).map(r -> r.get(0).trim() + "\t" + r.get(1).trim())
-                .toList(), columns.toString());
+        assertEquals(List.of("sku\tbigint", "qty\tbigint", "weight\tdouble", "note\tstring", "status\tstring",
+                "price\tdouble", "warehouse\tstring"), columns.stream().limit(7)
+                .map(r -> r.get(0).trim() + "\t" + r.get(1).trim()).toList(), columns.toString());
         assertEquals(List.of(List.of("warehouse=a"), List.of("warehouse=b"), List.of("warehouse=c"),
                 List.of("warehouse=d%2F1%3Dx")), hive.query("show partitions " + table),
                 "partition values escaped as Hive escapes them");
         assertEquals(List.of(
-                java.util.Arrays.asList("5", "b", "5", null, "ok", null),
-                java.util.Arrays.asList("150", "b", "150000000000", "n150", "ok", null),
-                java.util.Arrays.asList("151", "c", "151000000000", "n151", "ok", null),
-                java.util.Arrays.asList("250", "c", "250", null, "s250", "62.5")),
-                hive.query("select sku, warehouse, qty, note, status, price from " + table
-                        + " where sku in (5, 150, 151, 250) order by sku"),
-                "old rows read with the new columns: nulls, and the default of status");
+                java.util.Arrays.asList("5", "b", "5", "1.25", null, "ok", null),
+                java.util.Arrays.asList("150", "b", "150000000000", "37.5", "n150", "ok", null),
+                java.util.Arrays.asList("151", "c", "151000000000", "37.75", "n151", "ok", null),
+                java.util.Arrays.asList("250", "c", "250", null, null, "s250", "62.5"),
+                java.util.Arrays.asList("251", "d/1=x", "251", "62.75", null, "s251", "62.75")),
+                hive.query("select sku, warehouse, qty, weight, note, status, price from " + table
+                        + " where sku in (5, 150, 151, 250, 251) order by sku"),
+                "old rows read with the new columns: nulls, the default of status, float weights as doubles");
         assertEquals(List.of(List.of("a", "50"), List.of("b", "100"), List.of("c", "100"), List.of("d/1=x", "50")),
                 hive.query("select warehouse, count(*) from " + table + " group by warehouse order by warehouse"),
                 "one query over partitions written with three schemas");
