@@ -124,15 +124,19 @@ public class HiveSinkTask extends SinkTask {
         rejectedRecords = reporter == null ? null : new RejectedRecords(reporter);
         buffer = new BatchBuffer(TableRouter.fromConfig(config), layouts, instance, workers, 2 * threads + 2,
                 reporter != null);
+        flushPolicy = flushPolicy(config, tableSettings);
+        log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
+                connectorName, instance, config.database(), warehouseUri, config.database(), config.ledgerTable(),
+                config.metastoreUris());
+    }
+
+    private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {
         Map<String, Long> tableLimits = new HashMap<>();
         for (String table : tableSettings.tablesSetting(HiveSinkConfig.BATCH_MAX_RECORDS)) {
             tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
         }
-        flushPolicy = new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs(),
+        return new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs(),
                 tableLimits);
-        log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
-                connectorName, instance, config.database(), warehouseUri, config.database(), config.ledgerTable(),
-                config.metastoreUris());
     }
 
     /** Resumes newly assigned partitions where the metastore says they were committed, not where Kafka says. */
