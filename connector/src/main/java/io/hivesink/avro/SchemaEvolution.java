@@ -149,13 +149,15 @@ public final class SchemaEvolution {
                         new ArrayList<>(symbols), table.getEnumDefault()));
             }
             case FIXED:
-            case UNION:
-            default:
-                if (t == Schema.Type.FIXED && table.getFixedSize() == records.getFixedSize()
+                if (table.getFixedSize() == records.getFixedSize()
                         && table.getFullName().equals(records.getFullName())) {
                     return table;
                 }
-                if (tableLogical != null || t == Schema.Type.FIXED || t == Schema.Type.UNION) {
+                throw incompatible(path, table, records);
+            case UNION:
+                throw incompatible(path, table, records);
+            default:
+                if (tableLogical != null) {
                     throw incompatible(path, table, records);
                 }
                 return table; // same primitive, differing only in properties

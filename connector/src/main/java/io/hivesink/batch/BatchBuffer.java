@@ -47,7 +47,6 @@ public final class BatchBuffer {
     private int chunksChecked;
     private List<SinkRecord> pending = new ArrayList<>();
     private final AtomicLong encodedBytes = new AtomicLong();
-    /** Records of the open batch per table, counted as chunks are encoded. */
     /** The table of each pending record, or null where routing is left to the encoder (it failed here). */
     private List<String> pendingTables = new ArrayList<>();
     /** Records of the open batch per table, counted as they are taken. */

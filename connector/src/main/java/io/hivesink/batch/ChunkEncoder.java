@@ -66,7 +66,7 @@ final class ChunkEncoder {
                 Struct value = requireStruct(record);
                 table = tables.get(i);
                 if (table == null) {
-                    table = router.routesByTopic() ? router.tableFor(record.topic()) : router.tableFor(record, value);
+                    table = router.tableFor(record, value);
                 }
                 if (layout == null || value.schema() != lastSchema || !table.equals(layout.table())) {
                     layout = layouts.layoutFor(table, value.schema());

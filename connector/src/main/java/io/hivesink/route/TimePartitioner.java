@@ -54,7 +54,7 @@ public final class TimePartitioner implements Partitioner {
     public Binding bind(Schema valueSchema) {
         PartitionSpec spec = new PartitionSpec(pattern.columns(), Collections.nCopies(pattern.columns().size(),
                 "string"));
-        TimeSource source = fieldName.isEmpty() ? record -> record.timestamp() : fieldSource(valueSchema);
+        TimeSource source = fieldName.isEmpty() ? (record, value) -> record.timestamp() : fieldSource(valueSchema);
         return new Binding() {
             private final ThreadLocal<Formatted> last = ThreadLocal.withInitial(Formatted::new);
 
@@ -65,7 +65,7 @@ public final class TimePartitioner implements Partitioner {
 
             @Override
             public void values(SinkRecord record, Struct value, List<String> out) {
-                Long millis = source.epochMillis(record);
+                Long millis = source.epochMillis(record, value);
                 if (millis == null) {
                     for (int i = 0; i < spec.names().size(); i++) {
                         out.add(null);
@@ -98,8 +98,9 @@ public final class TimePartitioner implements Partitioner {
         return values;
     }
 
+    /** The event time of a record, in epoch milliseconds, or null. */
     private interface TimeSource {
-        Long epochMillis(SinkRecord record);
+        Long epochMillis(SinkRecord record, Struct value);
     }
 
     private TimeSource fieldSource(Schema valueSchema) {
@@ -113,20 +114,20 @@ public final class TimePartitioner implements Partitioner {
         String logical = schema.name();
         if (org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME.equals(logical)
                 || org.apache.kafka.connect.data.Date.LOGICAL_NAME.equals(logical)) {
-            return record -> {
-                Object v = ((Struct) record.value()).get(field);
+            return (record, value) -> {
+                Object v = value.get(field);
                 return v == null ? null : ((java.util.Date) v).getTime();
             };
         }
         if (logical == null && schema.type() == Schema.Type.INT64) {
-            return record -> {
-                Object v = ((Struct) record.value()).get(field);
+            return (record, value) -> {
+                Object v = value.get(field);
                 return v == null ? null : unit.toMillis((Long) v);
             };
         }
         if (schema.type() == Schema.Type.STRING) {
-            return record -> {
-                Object v = ((Struct) record.value()).get(field);
+            return (record, value) -> {
+                Object v = value.get(field);
                 return v == null || v.toString().isEmpty() ? null : parse(v.toString());
             };
         }
