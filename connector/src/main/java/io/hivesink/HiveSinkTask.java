@@ -33,8 +33,12 @@ import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskFencedException;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.TableSettings;
+import io.hivesink.confluent.ConfluentAvroInput;
+import io.hivesink.confluent.SchemaRegistryClient;
 import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.fs.StagingArea;
+import io.hivesink.input.ConnectInput;
+import io.hivesink.input.RecordInput;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreSettings;
@@ -122,12 +126,26 @@ public class HiveSinkTask extends SinkTask {
                 (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
         ErrantRecordReporter reporter = RejectedRecords.reporterOf(context);
         rejectedRecords = reporter == null ? null : new RejectedRecords(reporter);
-        buffer = new BatchBuffer(TableRouter.fromConfig(config), layouts, instance, workers, 2 * threads + 2,
-                reporter != null);
+        buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(config), layouts, instance, workers,
+                2 * threads + 2, reporter != null);
         flushPolicy = flushPolicy(config, tableSettings);
         log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                 connectorName, instance, config.database(), warehouseUri, config.database(), config.ledgerTable(),
                 config.metastoreUris());
+    }
+
+    private static RecordInput recordInput(HiveSinkConfig config) {
+        if (!config.confluentAvroInput()) {
+            return ConnectInput.INSTANCE;
+        }
+        SchemaRegistryClient registry = new SchemaRegistryClient(new SchemaRegistryClient.Settings(
+                config.schemaRegistryUrls(), config.schemaRegistryBasicAuth(),
+                config.schemaRegistryTruststoreLocation(), config.schemaRegistryTruststorePassword(),
+                config.schemaRegistryRequestTimeout(), config.schemaRegistryRetryAttempts(),
+                config.schemaRegistryRetryBackoff(), config.schemaRegistryRetryBackoffMax()));
+        log.info("Values are Avro framed by Confluent's serializer, passed through as they are; schemas from {}",
+                config.schemaRegistryUrls());
+        return new ConfluentAvroInput(registry::schemaById, config.routeField());
     }
 
     private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {

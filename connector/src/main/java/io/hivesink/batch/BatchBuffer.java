@@ -17,6 +17,9 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.hivesink.confluent.FramedDatum;
+import io.hivesink.input.ConnectInput;
+import io.hivesink.input.RecordInput;
 import io.hivesink.route.TableRouter;
 
 /**
@@ -49,6 +52,9 @@ public final class BatchBuffer {
     private final AtomicLong encodedBytes = new AtomicLong();
     /** The table of each pending record, or null where routing is left to the encoder (it failed here). */
     private List<String> pendingTables = new ArrayList<>();
+    /** What {@link #input} made of each pending record's value, or the DataException it threw. */
+    private List<Object> pendingValues = new ArrayList<>();
+    private final RecordInput input;
     /** Records of the open batch per table, counted as they are taken. */
     private final Map<String, long[]> tableRecords = new HashMap<>();
     private final TableRouter router;
@@ -85,6 +91,15 @@ public final class BatchBuffer {
      */
     public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix, ExecutorService pool,
             int maxChunksInFlight, boolean rejectBadRecords) {
+        this(ConnectInput.INSTANCE, router, layouts, batchIdPrefix, pool, maxChunksInFlight, rejectBadRecords);
+    }
+
+    /**
+     * @param input reads each record's value as it is taken (Connect data, or Confluent-framed Avro)
+     */
+    public BatchBuffer(RecordInput input, TableRouter router, TableLayouts layouts, String batchIdPrefix,
+            ExecutorService pool, int maxChunksInFlight, boolean rejectBadRecords) {
+        this.input = input;
         this.encoder = new ChunkEncoder(router, layouts, rejectBadRecords);
         this.router = router;
         this.pool = pool;
@@ -98,6 +113,8 @@ public final class BatchBuffer {
      * @return false if the record was already buffered or committed and was skipped
      * @throws DataException naming a record (topic, partition, offset) that could not be encoded, found since the
      *     last call, unless bad records are rejected; ConnectException if encoding failed for another reason
+     * @throws org.apache.kafka.connect.errors.RetriableException if the record's value cannot be read for now (the
+     *     schema registry is out of reach): the record is not taken, so it is taken when delivered again
      */
     public boolean add(SinkRecord record, long nowMs) {
         PartitionProgress partition = progressOf(record);
@@ -105,11 +122,18 @@ public final class BatchBuffer {
         if (offset < partition.next) {
             return false;
         }
+        Object value;
+        try {
+            value = input.valueOf(record);
+        } catch (DataException e) {
+            value = e; // the encoder reports it with the record, in order with the others
+        }
         if (records == 0) {
             openedAtMs = nowMs;
         }
         pending.add(record);
-        String table = tableOf(record);
+        pendingValues.add(value);
+        String table = tableOf(record, value);
         pendingTables.add(table);
         if (table != null) {
             if (table != countedTable) {
@@ -148,14 +172,16 @@ public final class BatchBuffer {
         }
         List<SinkRecord> chunk = pending;
         List<String> chunkTables = pendingTables;
+        List<Object> chunkValues = pendingValues;
         chunkRecords = chunkRecordsForObservedSize();
         pending = new ArrayList<>(chunkRecords);
         pendingTables = new ArrayList<>(chunkRecords);
+        pendingValues = new ArrayList<>(chunkRecords);
         chunksInFlight.acquireUninterruptibly();
         try {
             chunks.add(pool.submit(() -> {
                 try {
-                    EncodedChunk encoded = encoder.encode(chunk, chunkTables);
+                    EncodedChunk encoded = encoder.encode(chunk, chunkTables, chunkValues);
                     encodedBytes.addAndGet(encoded.data.length);
                     observedBytes.addAndGet(encoded.data.length);
                     observedRecords.addAndGet(encoded.count);
@@ -174,7 +200,7 @@ public final class BatchBuffer {
      * The record's table, routed here on the task thread so that per-table limits count exactly; null if routing
      * fails, in which case the encoder routes it again and reports the error with the record.
      */
-    private String tableOf(SinkRecord record) {
+    private String tableOf(SinkRecord record, Object value) {
         try {
             if (router.routesByTopic()) {
                 if (!record.topic().equals(lastTopic)) {
@@ -183,7 +209,10 @@ public final class BatchBuffer {
                 }
                 return lastTable;
             }
-            return record.value() instanceof Struct value ? router.tableFor(record, value) : null;
+            if (value instanceof FramedDatum datum) {
+                return router.tableFor(record, datum.routeFields());
+            }
+            return value instanceof Struct struct ? router.tableFor(record, struct) : null;
         } catch (DataException e) {
             return null;
         }
@@ -332,6 +361,7 @@ public final class BatchBuffer {
         chunksChecked = 0;
         pending = new ArrayList<>();
         pendingTables = new ArrayList<>();
+        pendingValues = new ArrayList<>();
         encoder.reset();
         for (PartitionProgress partition : progress.values()) {
             partition.batchFirst = -1;

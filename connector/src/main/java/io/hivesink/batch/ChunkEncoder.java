@@ -8,13 +8,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.ByteSink;
+import io.hivesink.confluent.FramedDatum;
 import io.hivesink.route.PartitionValues;
 import io.hivesink.route.TableRouter;
 
@@ -44,14 +44,16 @@ final class ChunkEncoder {
     /**
      * @param tables the table of each record as the task thread routed it, or null where it could not (this
      *     encoder then routes the record again, and so reports the error with it)
+     * @param values what the task thread made of each record's value ({@link io.hivesink.input.RecordInput}): a
+     *     Struct, a {@link FramedDatum}, or the DataException that says why the record cannot be stored
      */
-    EncodedChunk encode(List<SinkRecord> records, List<String> tables) {
+    EncodedChunk encode(List<SinkRecord> records, List<String> tables, List<Object> values) {
         ByteSink sink = SINK.get();
         sink.reset();
         int[] ends = new int[records.size()];
         RecordGroup[] groupOf = new RecordGroup[records.size()];
         String table = null;
-        Schema lastSchema = null;
+        Object lastSchema = null;
         TableLayout layout = null;
         int count = 0;
         Map<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
@@ -61,23 +63,38 @@ final class ChunkEncoder {
         RuntimeException failure = null;
         for (int i = 0; i < records.size(); i++) {
             SinkRecord record = records.get(i);
+            Object input = values.get(i);
             int mark = sink.size();
             try {
-                Struct value = requireStruct(record);
+                if (input instanceof DataException why) {
+                    throw why;
+                }
+                FramedDatum datum = input instanceof FramedDatum framed ? framed : null;
+                Struct value = datum == null ? (Struct) input : null;
                 table = tables.get(i);
                 if (table == null) {
-                    table = router.tableFor(record, value);
+                    table = router.tableFor(record, datum == null ? value : datum.routeFields());
                 }
-                if (layout == null || value.schema() != lastSchema || !table.equals(layout.table())) {
-                    layout = layouts.layoutFor(table, value.schema());
-                    lastSchema = value.schema();
+                Object schema = datum == null ? value.schema() : datum.writer();
+                if (layout == null || schema != lastSchema || !table.equals(layout.table())) {
+                    layout = datum == null ? layouts.layoutFor(table, value.schema())
+                            : layouts.passthroughLayoutFor(table, datum.writer());
+                    lastSchema = schema;
                 }
                 layout.requireUsable();
+                if (datum != null) {
+                    // reads the partition fields and proves the whole datum sound before its bytes are copied
+                    value = layout.datumFields().read(datum.value(), datum.frame().offset(), datum.frame().length());
+                }
                 PartitionValues partition = layout.partitioner().partitionOf(record, value);
                 TableLayout groupLayout = layout;
                 RecordGroup group = groups.computeIfAbsent(new GroupKey(layout, partition),
                         k -> new RecordGroup(groupLayout, partition, null, null));
-                layout.encoder().encode(value, sink);
+                if (datum == null) {
+                    layout.encoder().encode(value, sink);
+                } else {
+                    sink.writeFixed(datum.value(), datum.frame().offset(), datum.frame().length());
+                }
                 groupOf[count] = group;
                 if (group != lastGroup) {
                     lastGroup = group;
@@ -90,7 +107,7 @@ final class ChunkEncoder {
                     failure = e; // not the record's fault (the metastore failed, say): the task must stop
                     break;
                 }
-                DataException error = new DataException(describe(record) + ": "
+                DataException error = new DataException(describe(record, input) + ": "
                         + (e instanceof DataException ? e.getMessage() : e.toString()), e);
                 if (!rejectBadRecords) {
                     failure = error;
@@ -117,29 +134,9 @@ final class ChunkEncoder {
         groups.clear();
     }
 
-    private static Struct requireStruct(SinkRecord record) {
-        if (record.value() == null) {
-            throw new DataException("the record has a null value (a tombstone). Tombstones cannot be stored in a "
-                    + "Hive table; drop them before the sink, for example with the Filter transform and the "
-                    + "RecordIsTombstone predicate.");
-        }
-        Schema schema = record.valueSchema();
-        if (schema == null) {
-            throw new DataException("the record value has no schema (schemaless data). Use a converter that "
-                    + "carries schemas: JsonConverter with value.converter.schemas.enable=true, or an Avro "
-                    + "converter.");
-        }
-        if (!(record.value() instanceof Struct struct)) {
-            throw new DataException("the record value is a " + schema.type() + ", not a Struct. Each record must be "
-                    + "a structure whose fields become table columns; wrap primitives with the HoistField "
-                    + "transform.");
-        }
-        return struct;
-    }
-
-    static String describe(SinkRecord record) {
+    static String describe(SinkRecord record, Object input) {
         return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="
-                + record.kafkaOffset();
+                + record.kafkaOffset() + (input instanceof FramedDatum datum ? " schema id=" + datum.schemaId() : "");
     }
 
     private record GroupKey(TableLayout layout, PartitionValues partition) {

@@ -1,7 +1,10 @@
 package io.hivesink.batch;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -10,12 +13,13 @@ import org.apache.kafka.connect.errors.DataException;
 
 import io.hivesink.avro.ConnectSchemaMapper;
 import io.hivesink.avro.StructEncoder;
+import io.hivesink.confluent.DatumFields;
 import io.hivesink.route.FieldPartitioner;
 import io.hivesink.route.PartitionScheme;
 import io.hivesink.route.Partitioner;
 
 /**
- * One {@link TableLayout} per (table, Connect schema), shared by the encoding threads. A look-up compares schemas
+ * One {@link TableLayout} per (table, record schema), shared by the encoding threads. A look-up compares schemas
  * deeply, so callers keep the last layout they used and ask again only when the schema object changes. A schema
  * that a table cannot take gets a rejected layout, so that its records fail fast without asking the metastore again.
  */
@@ -25,8 +29,8 @@ public final class TableLayouts {
     private final Function<String, List<Partitioner>> partitionersFor;
     private final TableAdmission admission;
     private final Map<String, List<Partitioner>> partitioners = new ConcurrentHashMap<>();
-    private final Map<String, Map<org.apache.kafka.connect.data.Schema, TableLayout>> byTable =
-            new ConcurrentHashMap<>();
+    /** Per table, layouts by record schema: a Connect schema, or the Avro writer schema of passed-through datums. */
+    private final Map<String, Map<Object, TableLayout>> byTable = new ConcurrentHashMap<>();
 
     /** Every table partitioned by the same fields, admitted without a metastore: for tests and benchmarks. */
     public TableLayouts(String namespace, List<String> partitionFields) {
@@ -47,7 +51,13 @@ public final class TableLayouts {
 
     public TableLayout layoutFor(String table, org.apache.kafka.connect.data.Schema valueSchema) {
         return byTable.computeIfAbsent(table, t -> new ConcurrentHashMap<>())
-                .computeIfAbsent(valueSchema, s -> build(table, s));
+                .computeIfAbsent(valueSchema, s -> build(table, valueSchema));
+    }
+
+    /** The layout of Avro datums of {@code writer} passed through into {@code table}. */
+    public TableLayout passthroughLayoutFor(String table, Schema writer) {
+        return byTable.computeIfAbsent(table, t -> new ConcurrentHashMap<>())
+                .computeIfAbsent(writer, s -> buildPassthrough(table, writer));
     }
 
     private TableLayout build(String table, org.apache.kafka.connect.data.Schema valueSchema) {
@@ -60,5 +70,55 @@ public final class TableLayouts {
         } catch (DataException e) {
             return TableLayout.rejected(table, e);
         }
+    }
+
+    /**
+     * The partitioners are bound twice: first to every field they could read, to learn which ones they do read; then
+     * to just those, which are all that is decoded of each datum.
+     */
+    private TableLayout buildPassthrough(String table, Schema writer) {
+        try {
+            List<Partitioner> tablePartitioners = partitioners.computeIfAbsent(table, partitionersFor);
+            org.apache.kafka.connect.data.Schema readable = DatumFields.readableFields(writer);
+            PartitionScheme discovered = PartitionScheme.bind(tablePartitioners, readable);
+            Set<String> read = discovered.fieldsRead();
+            DatumFields fields = DatumFields.of(writer, read != null ? read
+                    : readable.fields().stream().map(org.apache.kafka.connect.data.Field::name).toList());
+            PartitionScheme scheme = PartitionScheme.bind(tablePartitioners, fields.connectSchema());
+            requireNoFieldNamedLikeAColumn(writer, scheme);
+            Schema tableSchema = withoutFields(writer, scheme.fieldsAsColumns());
+            admission.admit(table, tableSchema, scheme.spec());
+            return TableLayout.passthrough(table, writer, tableSchema, scheme, fields);
+        } catch (DataException e) {
+            return TableLayout.rejected(table, e);
+        }
+    }
+
+    /** The check {@link PartitionScheme#bind} makes, for the fields no partitioner can read (and was not shown). */
+    private static void requireNoFieldNamedLikeAColumn(Schema writer, PartitionScheme scheme) {
+        for (Schema.Field field : writer.getFields()) {
+            String lower = field.name().toLowerCase(Locale.ROOT);
+            if (scheme.spec().names().contains(lower) && !scheme.fieldsAsColumns().contains(field.name())) {
+                throw new DataException("Record field '" + field.name() + "' has the name of partition column '"
+                        + lower + "'; Hive cannot have a data column and a partition column of one name. Rename "
+                        + "the partition column, or the field in the producers' schema.");
+            }
+        }
+    }
+
+    /** {@code writer} without the fields that are partition columns: the table's columns. */
+    private static Schema withoutFields(Schema writer, Set<String> dropped) {
+        if (dropped.isEmpty()) {
+            return writer;
+        }
+        List<Schema.Field> kept = new ArrayList<>();
+        for (Schema.Field field : writer.getFields()) {
+            if (!dropped.contains(field.name())) {
+                kept.add(new Schema.Field(field, field.schema()));
+            }
+        }
+        Schema columns = Schema.createRecord(writer.getName(), writer.getDoc(), writer.getNamespace(), false, kept);
+        writer.getObjectProps().forEach(columns::addProp);
+        return columns;
     }
 }

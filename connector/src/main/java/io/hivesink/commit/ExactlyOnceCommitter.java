@@ -238,7 +238,7 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
         Map<String, HiveTable> tablesByName = new LinkedHashMap<>();
         for (RecordGroup group : batch.groups()) {
             tablesByName.computeIfAbsent(group.table(), name -> tables.ensureTable(name,
-                    group.layout().avroSchema(), group.layout().partitionSpec()));
+                    group.layout().tableSchema(), group.layout().partitionSpec()));
         }
         long t1 = System.nanoTime();
 

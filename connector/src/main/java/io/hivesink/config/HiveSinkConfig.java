@@ -24,6 +24,7 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public static final String GROUP_STORAGE = "Storage";
     public static final String GROUP_METASTORE = "Hive metastore";
+    public static final String GROUP_INPUT = "Input";
     public static final String GROUP_TABLES = "Tables";
     public static final String GROUP_PARTITIONING = "Partitioning";
     public static final String GROUP_BATCH = "Batching";
@@ -39,6 +40,20 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final String METASTORE_SSL_TRUSTSTORE_PATH = "hive.metastore.ssl.truststore.path";
     public static final String METASTORE_SSL_TRUSTSTORE_PASSWORD = "hive.metastore.ssl.truststore.password";
     public static final String METASTORE_FENCING = "hive.metastore.fencing";
+
+    public static final String INPUT_FORMAT = "input.format";
+    public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
+    public static final String SCHEMA_REGISTRY_BASIC_AUTH = "schema.registry.basic.auth.user.info";
+    public static final String SCHEMA_REGISTRY_TRUSTSTORE_LOCATION = "schema.registry.ssl.truststore.location";
+    public static final String SCHEMA_REGISTRY_TRUSTSTORE_PASSWORD = "schema.registry.ssl.truststore.password";
+    public static final String SCHEMA_REGISTRY_REQUEST_TIMEOUT_MS = "schema.registry.request.timeout.ms";
+    public static final String SCHEMA_REGISTRY_RETRY_ATTEMPTS = "schema.registry.retry.attempts";
+    public static final String SCHEMA_REGISTRY_RETRY_BACKOFF_MS = "schema.registry.retry.backoff.ms";
+    public static final String SCHEMA_REGISTRY_RETRY_BACKOFF_MAX_MS = "schema.registry.retry.backoff.max.ms";
+
+    public static final String INPUT_CONNECT = "connect";
+    public static final String INPUT_CONFLUENT_AVRO = "confluent-avro";
+    static final String BYTE_ARRAY_CONVERTER = "org.apache.kafka.connect.converters.ByteArrayConverter";
 
     public static final String DATABASE = "hive.database";
     public static final String TABLE_MAP = "hive.table.map";
@@ -163,6 +178,60 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "transaction tables, as schematool creates them. auto: compare-and-set if the metastore "
                         + "checks it (probed when the task starts), else locks. The task log says which is active.",
                 GROUP_METASTORE, ++order, Width.SHORT, "Fencing");
+
+        order = 0;
+        def.define(INPUT_FORMAT, Type.STRING, INPUT_CONNECT,
+                ConfigDef.ValidString.in(INPUT_CONNECT, INPUT_CONFLUENT_AVRO), Importance.HIGH,
+                "What the record values are. connect: Connect data from the worker's value converter (JsonConverter "
+                        + "with schemas, Confluent's AvroConverter, ...); each value must be a Struct, encoded "
+                        + "into Avro by the sink. confluent-avro: Avro records framed by Confluent's serializer "
+                        + "(magic byte 0, 4-byte schema id, Avro binary), read with value.converter="
+                        + BYTE_ARRAY_CONVERTER + "; the writer schema is fetched from " + SCHEMA_REGISTRY_URL
+                        + " once per id and the datums are written into the files as they are, never decoded and "
+                        + "encoded again (only the routing and partition fields are read).",
+                GROUP_INPUT, ++order, Width.SHORT, "Input format");
+        def.define(SCHEMA_REGISTRY_URL, Type.LIST, "", ConfigDef.LambdaValidator.with((name, value) -> {
+            for (Object url : (List<?>) value) {
+                try {
+                    registryUrl(url.toString().trim());
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(name, value, "Give the schema registry's base URLs, for example "
+                            + "http://registry:8081. " + e.getMessage());
+                }
+            }
+        }, () -> "http(s) URLs, comma-separated"), Importance.HIGH,
+                "Base URLs of the schema registry (Confluent Schema Registry, or a registry speaking its REST API: "
+                        + "Apicurio's ccompat API, Karapace, Redpanda), comma-separated, tried in order. Needed "
+                        + "with " + INPUT_FORMAT + "=" + INPUT_CONFLUENT_AVRO + ".",
+                GROUP_INPUT, ++order, Width.LONG, "Schema registry URLs");
+        def.define(SCHEMA_REGISTRY_BASIC_AUTH, Type.PASSWORD, "", new ConfigDef.NonNullValidator(), Importance.MEDIUM,
+                "user:password for HTTP basic authentication with the schema registry; empty: none.",
+                GROUP_INPUT, ++order, Width.MEDIUM, "Registry credentials");
+        def.define(SCHEMA_REGISTRY_TRUSTSTORE_LOCATION, Type.STRING, "", new ConfigDef.NonNullValidator(),
+                Importance.LOW,
+                "Trust store (JKS or PKCS12) used to check an https registry's certificate; empty: the JVM's.",
+                GROUP_INPUT, ++order, Width.LONG, "Registry trust store");
+        def.define(SCHEMA_REGISTRY_TRUSTSTORE_PASSWORD, Type.PASSWORD, "", new ConfigDef.NonNullValidator(),
+                Importance.LOW,
+                "Password of the trust store in " + SCHEMA_REGISTRY_TRUSTSTORE_LOCATION + ".",
+                GROUP_INPUT, ++order, Width.MEDIUM, "Registry trust store password");
+        def.define(SCHEMA_REGISTRY_REQUEST_TIMEOUT_MS, Type.INT, 10_000, ConfigDef.Range.between(100, 600_000),
+                Importance.LOW,
+                "Timeout of one request to the schema registry (connecting and answering).",
+                GROUP_INPUT, ++order, Width.SHORT, "Registry timeout");
+        def.define(SCHEMA_REGISTRY_RETRY_ATTEMPTS, Type.INT, 5, ConfigDef.Range.between(1, 100), Importance.LOW,
+                "Attempts to fetch a schema (each trying every URL) before the task gives the records back to "
+                        + "Connect, which delivers them again: an unreachable registry delays records, it never "
+                        + "drops them. A registry that answers 'not found' is not retried: that record is bad.",
+                GROUP_INPUT, ++order, Width.SHORT, "Registry attempts");
+        def.define(SCHEMA_REGISTRY_RETRY_BACKOFF_MS, Type.INT, 200, ConfigDef.Range.between(0, 600_000),
+                Importance.LOW,
+                "Wait before the second attempt to fetch a schema; doubled after each further attempt.",
+                GROUP_INPUT, ++order, Width.SHORT, "Registry backoff");
+        def.define(SCHEMA_REGISTRY_RETRY_BACKOFF_MAX_MS, Type.INT, 10_000, ConfigDef.Range.between(0, 600_000),
+                Importance.LOW,
+                "Longest wait between two attempts to fetch a schema.",
+                GROUP_INPUT, ++order, Width.SHORT, "Registry max backoff");
 
         order = 0;
         def.define(DATABASE, Type.STRING, "default", new IdentifierValidator(), Importance.HIGH,
@@ -332,12 +401,80 @@ public final class HiveSinkConfig extends AbstractConfig {
             problems.put(ROUTE_TOPIC_REGEX, ROUTE_TOPIC_REGEX + " applies when routing by topic; remove it, or "
                     + "remove " + ROUTE_FIELD + ".");
         }
+        problems.putAll(inputProblems());
         problems.putAll(TableSettings.problems(originalsStrings()));
         if (tableMap().containsValue(ledgerTable())) {
             problems.put(TABLE_MAP, "Topics cannot land in the ledger table " + ledgerTable()
                     + "; map them to another table or change " + LEDGER_TABLE + ".");
         }
         return problems;
+    }
+
+    private Map<String, String> inputProblems() {
+        Map<String, String> problems = new LinkedHashMap<>();
+        Object converter = originals().get("value.converter");
+        String converterName = converter instanceof Class<?> type ? type.getName()
+                : converter == null ? null : converter.toString().trim();
+        if (confluentAvroInput()) {
+            if (schemaRegistryUrls().isEmpty()) {
+                problems.put(SCHEMA_REGISTRY_URL, "Set the schema registry's URL when " + INPUT_FORMAT + "="
+                        + INPUT_CONFLUENT_AVRO + ": the records' writer schemas are fetched from it.");
+            }
+            if (converterName != null && !converterName.equals(BYTE_ARRAY_CONVERTER)) {
+                problems.put(INPUT_FORMAT, INPUT_FORMAT + "=" + INPUT_CONFLUENT_AVRO + " reads the serialized "
+                        + "bytes, but value.converter is " + converterName + ". Set value.converter="
+                        + BYTE_ARRAY_CONVERTER + ", or " + INPUT_FORMAT + "=" + INPUT_CONNECT + " to take the "
+                        + "converter's Connect data.");
+            }
+        } else if (BYTE_ARRAY_CONVERTER.equals(converterName)) {
+            problems.put(INPUT_FORMAT, "value.converter is ByteArrayConverter, which hands over raw bytes, not "
+                    + "Connect data. If the bytes are Avro framed by Confluent's serializer, set " + INPUT_FORMAT
+                    + "=" + INPUT_CONFLUENT_AVRO + "; otherwise use a converter that gives Structs.");
+        }
+        return problems;
+    }
+
+    private static void registryUrl(String url) {
+        java.net.URI uri = java.net.URI.create(url);
+        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
+            throw new IllegalArgumentException("'" + url + "' is not an http or https URL.");
+        }
+    }
+
+    public boolean confluentAvroInput() {
+        return INPUT_CONFLUENT_AVRO.equals(getString(INPUT_FORMAT));
+    }
+
+    public List<String> schemaRegistryUrls() {
+        return getList(SCHEMA_REGISTRY_URL).stream().map(String::trim).filter(u -> !u.isEmpty()).toList();
+    }
+
+    public String schemaRegistryBasicAuth() {
+        return getPassword(SCHEMA_REGISTRY_BASIC_AUTH).value();
+    }
+
+    public String schemaRegistryTruststoreLocation() {
+        return getString(SCHEMA_REGISTRY_TRUSTSTORE_LOCATION).trim();
+    }
+
+    public String schemaRegistryTruststorePassword() {
+        return getPassword(SCHEMA_REGISTRY_TRUSTSTORE_PASSWORD).value();
+    }
+
+    public java.time.Duration schemaRegistryRequestTimeout() {
+        return java.time.Duration.ofMillis(getInt(SCHEMA_REGISTRY_REQUEST_TIMEOUT_MS));
+    }
+
+    public int schemaRegistryRetryAttempts() {
+        return getInt(SCHEMA_REGISTRY_RETRY_ATTEMPTS);
+    }
+
+    public java.time.Duration schemaRegistryRetryBackoff() {
+        return java.time.Duration.ofMillis(getInt(SCHEMA_REGISTRY_RETRY_BACKOFF_MS));
+    }
+
+    public java.time.Duration schemaRegistryRetryBackoffMax() {
+        return java.time.Duration.ofMillis(getInt(SCHEMA_REGISTRY_RETRY_BACKOFF_MAX_MS));
     }
 
     public String fsUrl() {

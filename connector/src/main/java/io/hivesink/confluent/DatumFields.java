@@ -8,8 +8,7 @@ import java.util.List;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -17,19 +16,19 @@ import org.apache.kafka.connect.errors.DataException;
 
 /**
  * Reads a few top-level fields of an Avro datum (the ones routing and partitioning need) without materialising the
- * rest: Avro's resolving reader, given a reader schema of only those fields, skips every other field of the writer
- * schema. The fields come back as a Connect {@link Struct}, so the partitioners that work on Connect data work on
- * passed-through datums too. Built once per writer schema; thread-safe.
+ * rest: one {@link DatumScanner} walk proves the whole datum sound and notes where each field starts, then only the
+ * chosen fields are decoded. They come back as a Connect {@link Struct}, so the partitioners that work on Connect
+ * data work on passed-through datums too. Built once per writer schema; thread-safe.
  */
 public final class DatumFields {
 
-    private final GenericDatumReader<GenericRecord> reader;
+    private final DatumScanner scanner;
     private final org.apache.kafka.connect.data.Schema connectSchema;
     private final List<Schema.Field> fields;
 
-    private DatumFields(GenericDatumReader<GenericRecord> reader, org.apache.kafka.connect.data.Schema connectSchema,
+    private DatumFields(DatumScanner scanner, org.apache.kafka.connect.data.Schema connectSchema,
             List<Schema.Field> fields) {
-        this.reader = reader;
+        this.scanner = scanner;
         this.connectSchema = connectSchema;
         this.fields = fields;
     }
@@ -39,10 +38,8 @@ public final class DatumFields {
      *     route or partition (a record, array, map, bytes or a union of several types)
      */
     public static DatumFields of(Schema writer, Collection<String> names) {
-        if (writer.getType() != Schema.Type.RECORD) {
-            throw new DataException("The writer schema is a " + writer.getType() + ", not a record: " + writer);
-        }
-        List<Schema.Field> projected = new ArrayList<>();
+        DatumScanner scanner = DatumScanner.of(writer);
+        List<Schema.Field> chosen = new ArrayList<>();
         SchemaBuilder connect = SchemaBuilder.struct().name(writer.getFullName());
         for (String name : names) {
             Schema.Field field = writer.getField(name);
@@ -51,12 +48,29 @@ public final class DatumFields {
                         + writer.getFullName() + " (fields: " + writer.getFields().stream().map(Schema.Field::name)
                         .toList() + ").");
             }
-            projected.add(new Schema.Field(field.name(), field.schema(), field.doc()));
+            if (chosen.contains(field)) {
+                continue;
+            }
+            chosen.add(field);
             connect.field(field.name(), connectType(field.name(), field.schema()));
         }
-        Schema projection = Schema.createRecord(writer.getName(), writer.getDoc(), writer.getNamespace(), false,
-                projected);
-        return new DatumFields(new GenericDatumReader<>(writer, projection), connect.build(), List.copyOf(projected));
+        return new DatumFields(scanner, connect.build(), List.copyOf(chosen));
+    }
+
+    /**
+     * The Connect schema of every top-level field of {@code writer} that routing and partitioning can read (the
+     * others are left out): what a partitioner is bound to, to learn which fields it needs.
+     */
+    public static org.apache.kafka.connect.data.Schema readableFields(Schema writer) {
+        SchemaBuilder connect = SchemaBuilder.struct().name(writer.getFullName());
+        for (Schema.Field field : writer.getFields()) {
+            try {
+                connect.field(field.name(), connectType(field.name(), field.schema()));
+            } catch (DataException notReadable) {
+                // a nested record, array, map, bytes or wide union: no partitioner can read it
+            }
+        }
+        return connect.build();
     }
 
     /** The Connect schema of the structs {@link #read} returns. */
@@ -68,18 +82,37 @@ public final class DatumFields {
      * @throws DataException if the datum is truncated or does not follow the writer schema
      */
     public Struct read(byte[] value, int offset, int length) {
-        GenericRecord record;
-        try {
-            record = reader.read(null, DecoderFactory.get().binaryDecoder(value, offset, length, null));
-        } catch (IOException | RuntimeException e) {
-            throw new DataException("The Avro datum (" + length + " bytes) does not follow its writer schema "
-                    + reader.getSchema().getFullName() + ": " + e, e);
-        }
+        int[] starts = new int[scanner.fieldCount()];
+        scanner.scan(value, offset, length, starts);
         Struct struct = new Struct(connectSchema);
         for (Schema.Field field : fields) {
-            struct.put(field.name(), connectValue(record.get(field.pos()), nonNull(field.schema())));
+            int start = starts[field.pos()];
+            BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(value, start, offset + length - start, null);
+            try {
+                struct.put(field.name(), connectValue(decodeValue(decoder, field.schema()), nonNull(field.schema())));
+            } catch (IOException e) {
+                throw new DataException("Field '" + field.name() + "' of the Avro datum cannot be read: " + e, e);
+            }
         }
         return struct;
+    }
+
+    /** One value of a type {@link #connectType} accepts; the scan has already proven the bytes sound. */
+    private static Object decodeValue(BinaryDecoder decoder, Schema schema) throws IOException {
+        return switch (schema.getType()) {
+            case UNION -> {
+                Schema branch = schema.getTypes().get(decoder.readIndex());
+                yield branch.getType() == Schema.Type.NULL ? null : decodeValue(decoder, branch);
+            }
+            case STRING -> decoder.readString();
+            case ENUM -> schema.getEnumSymbols().get(decoder.readEnum());
+            case INT -> decoder.readInt();
+            case LONG -> decoder.readLong();
+            case BOOLEAN -> decoder.readBoolean();
+            case FLOAT -> decoder.readFloat();
+            case DOUBLE -> decoder.readDouble();
+            default -> throw new IllegalStateException("not a readable field type: " + schema);
+        };
     }
 
     private static org.apache.kafka.connect.data.Schema connectType(String name, Schema avro) {
@@ -119,8 +152,7 @@ public final class DatumFields {
         if (logical instanceof LogicalTypes.Date) {
             return new java.util.Date((Integer) value * 86_400_000L);
         }
-        return value instanceof CharSequence || value instanceof org.apache.avro.generic.GenericEnumSymbol<?>
-                ? value.toString() : value;
+        return value;
     }
 
     /** The non-null branch of a union of null and one type; the schema itself otherwise (a wider union fails). */

@@ -23,6 +23,7 @@ import javax.net.ssl.TrustManagerFactory;
 
 import org.apache.avro.Schema;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +79,8 @@ public final class SchemaRegistryClient {
 
     /**
      * @throws UnknownSchemaException if the registry does not know the id, or holds a schema that is not Avro
-     * @throws ConnectException if no registry answered after the retries (the task should stop, not drop records)
+     * @throws RetriableException if no registry answered after the retries (the record must be delivered again)
+     * @throws ConnectException if the registry refused the credentials
      */
     public Schema schemaById(int id) {
         Schema known = byId.get(id);
@@ -127,10 +129,9 @@ public final class SchemaRegistryClient {
                 backoff = Math.min(backoff * 2, settings.maxBackoff().toMillis());
             }
         }
-        throw new ConnectException("No schema registry gave schema " + id + " after " + settings.attempts()
+        throw new RetriableException("No schema registry gave schema " + id + " after " + settings.attempts()
                 + " attempts: " + String.join("; ", failures.subList(Math.max(0, failures.size() - 3),
-                failures.size())) + ". The records stay in Kafka; the task can be restarted once the registry "
-                + "answers.");
+                failures.size())) + ". The record is not taken: it stays in Kafka and Connect delivers it again.");
     }
 
     private HttpRequest request(String endpoint) {

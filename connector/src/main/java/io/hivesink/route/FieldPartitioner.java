@@ -69,6 +69,11 @@ public final class FieldPartitioner implements Partitioner {
             }
 
             @Override
+            public Set<String> fieldsRead() {
+                return consumed;
+            }
+
+            @Override
             public void values(SinkRecord record, Struct value, List<String> out) {
                 for (Field field : fields) {
                     Object v = value.get(field);

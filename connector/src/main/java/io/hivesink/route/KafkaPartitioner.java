@@ -1,6 +1,7 @@
 package io.hivesink.route;
 
 import java.util.List;
+import java.util.Set;
 
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -22,6 +23,11 @@ public final class KafkaPartitioner implements Partitioner {
         @Override
         public PartitionSpec spec() {
             return SPEC;
+        }
+
+        @Override
+        public Set<String> fieldsRead() {
+            return Set.of();
         }
 
         @Override

@@ -71,6 +71,19 @@ public final class PartitionScheme {
         return spec;
     }
 
+    /** The top-level fields the partitioners read, or null if one of them may read any. */
+    public Set<String> fieldsRead() {
+        Set<String> read = new HashSet<>();
+        for (Partitioner.Binding binding : bindings) {
+            Set<String> fields = binding.fieldsRead();
+            if (fields == null) {
+                return null;
+            }
+            read.addAll(fields);
+        }
+        return read;
+    }
+
     /** Record fields that are partition columns, left out of the data files. */
     public Set<String> fieldsAsColumns() {
         return fieldsAsColumns;

@@ -47,6 +47,16 @@ public interface Partitioner {
         }
 
         /**
+         * Top-level fields that {@link #values} reads. When records arrive as encoded Avro datums
+         * ({@code input.format=confluent-avro}) only these are decoded, and the Struct handed to {@link #values}
+         * holds only them. Null (the default) means any: every field a partitioner can read (strings, enums, numbers,
+         * booleans, dates, timestamps) is decoded.
+         */
+        default Set<String> fieldsRead() {
+            return null;
+        }
+
+        /**
          * Appends one value per column of {@link #spec()} to {@code out}: unescaped text, or null for a null value
          * (which lands in Hive's default partition).
          *

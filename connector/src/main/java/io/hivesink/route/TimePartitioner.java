@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.connect.data.Field;
@@ -61,6 +62,11 @@ public final class TimePartitioner implements Partitioner {
             @Override
             public PartitionSpec spec() {
                 return spec;
+            }
+
+            @Override
+            public Set<String> fieldsRead() {
+                return fieldName.isEmpty() ? Set.of() : Set.of(fieldName);
             }
 
             @Override

@@ -123,6 +123,37 @@ class HiveSinkConfigTest {
     }
 
     @Test
+    void confluentInputNeedsARegistryAndTheByteArrayConverter() {
+        Map<String, String> props = minimal();
+        props.put("input.format", "confluent-avro");
+        assertEquals(Map.of("schema.registry.url", "Set the schema registry's URL when input.format=confluent-avro: "
+                + "the records' writer schemas are fetched from it."), HiveSinkConfig.parseKeys(props)
+                .crossKeyProblems());
+        props.put("schema.registry.url", "http://registry-a:8081, https://registry-b:8081/");
+        props.put("schema.registry.basic.auth.user.info", "sink:secret");
+        HiveSinkConfig config = HiveSinkConfig.parse(props);
+        assertTrue(config.confluentAvroInput());
+        assertEquals(List.of("http://registry-a:8081", "https://registry-b:8081/"), config.schemaRegistryUrls());
+        assertEquals("sink:secret", config.schemaRegistryBasicAuth());
+        assertTrue(!config.toString().contains("secret"), "credentials are hidden in logs");
+
+        props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        String problem = HiveSinkConfig.parseKeys(props).crossKeyProblems().get("input.format");
+        assertTrue(problem.contains("ByteArrayConverter") && problem.contains("JsonConverter"), problem);
+        props.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        assertEquals(Map.of(), HiveSinkConfig.parseKeys(props).crossKeyProblems());
+
+        props.put("input.format", "connect");
+        problem = HiveSinkConfig.parseKeys(props).crossKeyProblems().get("input.format");
+        assertTrue(problem.contains("input.format=confluent-avro"), problem);
+
+        props.put("schema.registry.url", "registry:8081");
+        ConfigException bad = assertThrows(ConfigException.class, () -> HiveSinkConfig.parseKeys(props));
+        assertTrue(bad.getMessage().contains("schema.registry.url") && bad.getMessage().contains("http"),
+                bad.getMessage());
+    }
+
+    @Test
     void connectorValidateReportsProblemsPerKey() {
         Map<String, String> props = minimal();
         props.put("hive.metastore.uris", "http://metastore");

@@ -1,0 +1,20 @@
+package io.hivesink.confluent;
+
+import org.apache.avro.Schema;
+import org.apache.kafka.connect.data.Struct;
+
+/**
+ * A record value that is an Avro datum framed by Confluent's serializer, with its writer schema fetched: the datum's
+ * bytes are appended to the data file as they are.
+ *
+ * @param value       the record value, header included
+ * @param frame       where the datum sits in {@code value}, and its schema id
+ * @param writer      the writer schema the id names
+ * @param routeFields the field that routes the record to its table, read from the datum; null when routing by topic
+ */
+public record FramedDatum(byte[] value, ConfluentFrame frame, Schema writer, Struct routeFields) {
+
+    public int schemaId() {
+        return frame.schemaId();
+    }
+}
