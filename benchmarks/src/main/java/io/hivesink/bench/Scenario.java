@@ -3,6 +3,7 @@ package io.hivesink.bench;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,13 +12,18 @@ import java.util.concurrent.Executors;
 
 import org.apache.avro.Schema;
 import org.apache.avro.file.DataFileWriter;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.AvroCodecFactories;
+import io.hivesink.avro.ByteSink;
+import io.hivesink.avro.StructEncoder;
 import io.hivesink.avro.ConnectSchemaMapper;
 import io.hivesink.avro.ConnectValueConverter;
 import io.hivesink.avro.container.ParallelContainerWriter;
@@ -25,9 +31,11 @@ import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.RecordGroup;
 import io.hivesink.batch.TableLayouts;
+import io.hivesink.confluent.ConfluentAvroInput;
+import io.hivesink.confluent.ConfluentFrame;
 import io.hivesink.route.TableRouter;
 
-/** One way of turning a batch of Connect records into an Avro container file. */
+/** One way of turning a batch of records (Connect Structs, or the same records as framed bytes) into an Avro file. */
 public enum Scenario {
 
     /** (a) Struct to GenericRecord, then Avro's DataFileWriter with its defaults. */
@@ -35,7 +43,11 @@ public enum Scenario {
     /** (b) the same with a buffered BinaryEncoder. */
     AVRO_BUFFERED("b: same, buffered encoder"),
     /** (c) hive-sink: compiled encoder in the background, parallel compression, blocks in order. */
-    HIVE_SINK("c: hive-sink pipeline");
+    HIVE_SINK("c: hive-sink pipeline"),
+    /** (d) hive-sink with input.format=confluent-avro: the framed datums checked and copied, never re-encoded. */
+    PASSTHROUGH("d: hive-sink passthrough of Confluent-framed bytes"),
+    /** (e) what Avro alone does with the same framed bytes: decode each datum, append it to DataFileWriter. */
+    AVRO_FROM_BYTES("e: framed bytes->GenericDatumReader->DataFileWriter");
 
     final String label;
 
@@ -45,7 +57,23 @@ public enum Scenario {
 
     /** Prepared input of one run: what Connect would hand the task. */
     public record Input(org.apache.kafka.connect.data.Schema connectSchema, Schema avroSchema,
-            List<Struct> structs, List<SinkRecord> sinkRecords) {
+            List<Struct> structs, List<SinkRecord> sinkRecords, List<SinkRecord> framedRecords) {
+
+        static final int SCHEMA_ID = 1;
+
+        /** The same records as Confluent's serializer frames them, handed over by ByteArrayConverter. */
+        public Input withFramedRecords() {
+            StructEncoder encoder = StructEncoder.compile(connectSchema, avroSchema);
+            ByteSink sink = new ByteSink(4096);
+            List<SinkRecord> framed = new ArrayList<>(structs.size());
+            for (int i = 0; i < structs.size(); i++) {
+                sink.reset();
+                encoder.encode(structs.get(i), sink);
+                framed.add(new SinkRecord("bench", 0, null, null, null,
+                        ConfluentFrame.frame(SCHEMA_ID, Arrays.copyOf(sink.array(), sink.size())), i));
+            }
+            return new Input(connectSchema, avroSchema, structs, sinkRecords, framed);
+        }
 
         public static Input of(BenchData.DataSet set, int count, long seed) {
             org.apache.kafka.connect.data.Schema connect = BenchData.connectSchema(BenchData.avroSchema(set));
@@ -55,7 +83,7 @@ public enum Scenario {
                 sinkRecords.add(new SinkRecord("bench", 0, null, null, connect, structs.get(i), i));
             }
             Schema avro = ConnectSchemaMapper.toAvro(connect, "bench", "bench", Set.of());
-            return new Input(connect, avro, structs, sinkRecords);
+            return new Input(connect, avro, structs, sinkRecords, null);
         }
     }
 
@@ -64,8 +92,30 @@ public enum Scenario {
             throws IOException {
         return switch (this) {
             case AVRO_DEFAULT, AVRO_BUFFERED -> avro(input, codec, out);
-            case HIVE_SINK -> hiveSink(input, codec, threads, pool, out);
+            case HIVE_SINK -> hiveSink(new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench", List.of()),
+                    "bench", pool, 2 * threads + 2), input.sinkRecords(), codec, threads, pool, out);
+            case PASSTHROUGH -> hiveSink(new BatchBuffer(new ConfluentAvroInput(id -> input.avroSchema(), null),
+                    new TableRouter(Map.of()), new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2,
+                    false), input.framedRecords(), codec, threads, pool, out);
+            case AVRO_FROM_BYTES -> avroFromBytes(input, codec, out);
         };
+    }
+
+    private static long avroFromBytes(Input input, String codec, OutputStream out) throws IOException {
+        CountingStream counting = new CountingStream(out);
+        GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(input.avroSchema());
+        BinaryDecoder decoder = null;
+        try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(input.avroSchema()))) {
+            writer.setCodec(AvroCodecFactories.create(codec, -1));
+            writer.create(input.avroSchema(), counting);
+            for (SinkRecord record : input.framedRecords()) {
+                byte[] value = (byte[]) record.value();
+                ConfluentFrame frame = ConfluentFrame.of(value);
+                decoder = DecoderFactory.get().binaryDecoder(value, frame.offset(), frame.length(), decoder);
+                writer.append(reader.read(null, decoder));
+            }
+        }
+        return counting.count;
     }
 
     private long avro(Input input, String codec, OutputStream out) throws IOException {
@@ -83,12 +133,10 @@ public enum Scenario {
         return counting.count;
     }
 
-    private static long hiveSink(Input input, String codec, int threads, ExecutorService pool, OutputStream out)
-            throws IOException {
-        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench", List.of()),
-                "bench", pool, 2 * threads + 2);
+    private static long hiveSink(BatchBuffer buffer, List<SinkRecord> records, String codec, int threads,
+            ExecutorService pool, OutputStream out) throws IOException {
         int delivered = 0;
-        for (SinkRecord record : input.sinkRecords()) {
+        for (SinkRecord record : records) {
             buffer.add(record, 0);
             if (++delivered % 500 == 0) {
                 buffer.submitPending(); // Connect hands records over in polls of max.poll.records (500)

@@ -41,6 +41,9 @@ public final class ScenarioMain {
             return;
         }
         Scenario kind = Scenario.valueOf(scenario);
+        if (kind == Scenario.PASSTHROUGH || kind == Scenario.AVRO_FROM_BYTES) {
+            input = input.withFramedRecords();
+        }
         for (int i = 0; i < warmups + iterations; i++) {
             System.gc();
             long start = System.nanoTime();

@@ -20,7 +20,7 @@ import java.util.Map;
  * <pre>
  * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) io.hivesink.bench.WriterBenchmark \
  *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300] [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
- *     [--records-scale 1.0] [--out docs/benchmark-results.md]
+ *     [--records-scale 1.0] [--scenarios a,b,c,d,e] [--out docs/benchmark-results.md]
  * </pre>
  */
 public final class WriterBenchmark {
@@ -31,7 +31,17 @@ public final class WriterBenchmark {
         }
 
         String name() {
-            return scenario == Scenario.HIVE_SINK ? "c@" + threads : scenario == Scenario.AVRO_DEFAULT ? "a" : "b";
+            return switch (scenario) {
+                case AVRO_DEFAULT -> "a";
+                case AVRO_BUFFERED -> "b";
+                case HIVE_SINK -> "c@" + threads;
+                case PASSTHROUGH -> "d@" + threads;
+                case AVRO_FROM_BYTES -> "e";
+            };
+        }
+
+        boolean threaded() {
+            return scenario == Scenario.HIVE_SINK || scenario == Scenario.PASSTHROUGH;
         }
     }
 
@@ -50,15 +60,26 @@ public final class WriterBenchmark {
         List<Integer> threads = Arrays.stream(options.getOrDefault("threads", "1,2,4").split(","))
                 .map(Integer::parseInt).toList();
         String heap = options.getOrDefault("heap", "-Xms6g -Xmx6g");
+        List<String> scenarios = List.of(options.getOrDefault("scenarios", "a,b,c").split(","));
 
         List<Spec> specs = new ArrayList<>();
         for (BenchData.DataSet set : sets) {
             int records = (int) Math.max(1, (set == BenchData.DataSet.STOCKQUOTE ? 1_000_000 : 250_000) * scale);
             for (String codec : codecs) {
-                specs.add(new Spec(set, records, codec, Scenario.AVRO_DEFAULT, 1));
-                specs.add(new Spec(set, records, codec, Scenario.AVRO_BUFFERED, 1));
-                for (int t : threads) {
-                    specs.add(new Spec(set, records, codec, Scenario.HIVE_SINK, t));
+                for (String scenario : scenarios) {
+                    switch (scenario.trim()) {
+                        case "a" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_DEFAULT, 1));
+                        case "b" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_BUFFERED, 1));
+                        case "e" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_FROM_BYTES, 1));
+                        case "c", "d" -> {
+                            for (int t : threads) {
+                                specs.add(new Spec(set, records, codec, scenario.trim().equals("c")
+                                        ? Scenario.HIVE_SINK : Scenario.PASSTHROUGH, t));
+                            }
+                        }
+                        default -> throw new IllegalArgumentException("unknown scenario " + scenario
+                                + "; give a, b, c, d or e");
+                    }
                 }
             }
         }
@@ -88,18 +109,21 @@ public final class WriterBenchmark {
         }
 
         StringBuilder table = new StringBuilder();
-        table.append(String.format("%n| data set | codec | writer | median ms | records/s | file MB | vs (a) | vs (b) |%n"));
-        table.append("|---|---|---|---|---|---|---|---|\n");
+        table.append(String.format("%n| data set | codec | writer | median ms | records/s | file MB | vs (a) | vs (b) "
+                + "| vs (e) |%n"));
+        table.append("|---|---|---|---|---|---|---|---|---|\n");
         for (Spec spec : specs) {
             String key = spec.key();
             double median = median(millis.get(key));
             String a = spec.set() + "/" + spec.codec() + "/a";
             String b = spec.set() + "/" + spec.codec() + "/b";
-            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s |%n",
+            String e = spec.set() + "/" + spec.codec() + "/e";
+            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s | %s |%n",
                     spec.set().name().toLowerCase(Locale.ROOT), spec.codec(), spec.scenario().label
-                            + (spec.scenario() == Scenario.HIVE_SINK ? ", " + spec.threads() + " threads" : ""),
+                            + (spec.threaded() ? ", " + spec.threads() + " threads" : ""),
                     median, spec.records() / (median / 1000), sizes.get(key) / 1e6,
-                    ratio(millis.get(a), millis.get(key)), ratio(millis.get(b), millis.get(key))));
+                    ratio(millis.get(a), millis.get(key)), ratio(millis.get(b), millis.get(key)),
+                    ratio(millis.get(e), millis.get(key))));
         }
         System.out.print(table);
         System.out.println();

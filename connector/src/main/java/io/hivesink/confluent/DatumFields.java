@@ -25,12 +25,14 @@ public final class DatumFields {
     private final DatumScanner scanner;
     private final org.apache.kafka.connect.data.Schema connectSchema;
     private final List<Schema.Field> fields;
+    private final Struct noFields;
 
     private DatumFields(DatumScanner scanner, org.apache.kafka.connect.data.Schema connectSchema,
             List<Schema.Field> fields) {
         this.scanner = scanner;
         this.connectSchema = connectSchema;
         this.fields = fields;
+        this.noFields = new Struct(connectSchema);
     }
 
     /**
@@ -82,6 +84,10 @@ public final class DatumFields {
      * @throws DataException if the datum is truncated or does not follow the writer schema
      */
     public Struct read(byte[] value, int offset, int length) {
+        if (fields.isEmpty()) {
+            scanner.scan(value, offset, length, null);
+            return noFields; // holds nothing, so it can be shared
+        }
         int[] starts = new int[scanner.fieldCount()];
         scanner.scan(value, offset, length, starts);
         Struct struct = new Struct(connectSchema);

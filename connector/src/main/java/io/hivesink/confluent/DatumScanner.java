@@ -1,5 +1,6 @@
 package io.hivesink.confluent;
 
+import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,13 +12,27 @@ import org.apache.kafka.connect.errors.DataException;
  * Walks an Avro binary datum along its writer schema without building any value, to prove that the bytes are one
  * whole datum of that schema before they are appended to a container file unchanged: a truncated or padded datum, an
  * out-of-range union branch or enum symbol, a negative length would otherwise corrupt the block that holds it (and so
- * every record beside it). Compiled once per writer schema (recursive schemas included); thread-safe.
+ * every record beside it). Compiled once per writer schema (recursive schemas included) into flat programs, one per
+ * record type, that a loop runs with the position in a local variable; thread-safe.
  */
 public final class DatumScanner {
 
-    private final RecordNode root;
+    // Ops of a program: pairs (op, argument).
+    private static final int NOTHING = 0;
+    private static final int BOOLEAN = 1;
+    private static final int FIXED = 2; // argument: size (float 4, double 8, fixed N)
+    private static final int RECORD = 3; // argument: index in programs
+    private static final int ARRAY = 4; // argument: index in programs of the one-op item program
+    private static final int MAP = 5; // argument: as ARRAY
+    // Ops that start with a variable-length number.
+    private static final int NUMBER = 6;
+    private static final int LENGTH = 7; // string, bytes
+    private static final int ENUM = 8; // argument: symbol count
+    private static final int UNION = 9; // argument: index in unions
 
-    private DatumScanner(RecordNode root) {
+    private final Program root;
+
+    private DatumScanner(Program root) {
         this.root = root;
     }
 
@@ -29,12 +44,20 @@ public final class DatumScanner {
             throw new DataException("The writer schema is a " + writer.getType() + ", not a record; each record "
                     + "must be a structure whose fields become table columns: " + writer);
         }
-        return new DatumScanner((RecordNode) compile(writer, new IdentityHashMap<>()));
+        Compiler compiler = new Compiler();
+        int root = compiler.record(writer);
+        Program[] programs = compiler.programs.toArray(new Program[0]);
+        Program[][] unions = compiler.unions.toArray(new Program[0][]);
+        for (Program program : programs) {
+            program.programs = programs;
+            program.unions = unions;
+        }
+        return new DatumScanner(programs[root]);
     }
 
     /** Fields of the top-level record, in writer order. */
     public int fieldCount() {
-        return root.fields.length;
+        return root.ops.length / 2;
     }
 
     /**
@@ -45,273 +68,299 @@ public final class DatumScanner {
      * @throws DataException saying where the datum breaks
      */
     public void scan(byte[] value, int offset, int length, int[] fieldStarts) {
-        Cursor cursor = new Cursor(value, offset, offset + length);
+        int end = offset + length;
+        int position;
         try {
-            root.skip(cursor, fieldStarts);
-        } catch (ArrayIndexOutOfBoundsException | TruncatedException e) {
+            position = root.run(value, offset, end, fieldStarts);
+        } catch (TruncatedException e) {
             throw new DataException("The Avro datum (" + length + " bytes) ends before its writer schema says it "
                     + "should: it is truncated, or was written with another schema than the one its id names.");
         }
-        if (cursor.position != cursor.end) {
-            throw new DataException("The Avro datum has " + (cursor.end - cursor.position) + " bytes left over after "
-                    + "the last field of its writer schema (" + length + " bytes in all): it was written with another "
+        if (position != end) {
+            throw new DataException("The Avro datum has " + (end - position) + " bytes left over after the last "
+                    + "field of its writer schema (" + length + " bytes in all): it was written with another "
                     + "schema than the one its id names, or bytes were appended to it.");
         }
     }
 
-    private static Node compile(Schema schema, Map<Schema, Node> compiled) {
-        Node known = compiled.get(schema);
-        if (known != null) {
-            return known;
+    /** Builds the programs: one per record type, one per array item, map value and union branch type. */
+    private static final class Compiler {
+        final List<Program> programs = new ArrayList<>();
+        final List<Program[]> unions = new ArrayList<>();
+        final Map<Schema, Integer> records = new IdentityHashMap<>();
+
+        int record(Schema schema) {
+            Integer known = records.get(schema);
+            if (known != null) {
+                return known;
+            }
+            Program program = new Program();
+            int index = add(program);
+            records.put(schema, index); // before the fields, so that a recursive reference finds it
+            List<Schema.Field> fields = schema.getFields();
+            int[] ops = new int[2 * fields.size()];
+            for (int i = 0; i < fields.size(); i++) {
+                op(fields.get(i).schema(), ops, 2 * i);
+            }
+            program.ops = ops;
+            return index;
         }
-        switch (schema.getType()) {
-            case RECORD: {
-                RecordNode node = new RecordNode(schema.getFullName());
-                compiled.put(schema, node); // before the fields, so that a recursive reference finds it
-                List<Schema.Field> fields = schema.getFields();
-                Node[] nodes = new Node[fields.size()];
-                for (int i = 0; i < nodes.length; i++) {
-                    nodes[i] = compile(fields.get(i).schema(), compiled);
+
+        /** A program of the one value {@code schema}. */
+        int single(Schema schema) {
+            Program program = new Program();
+            int[] ops = new int[2];
+            op(schema, ops, 0);
+            program.ops = ops;
+            return add(program);
+        }
+
+        int add(Program program) {
+            programs.add(program);
+            return programs.size() - 1;
+        }
+
+        void op(Schema schema, int[] ops, int at) {
+            int argument = 0;
+            int op = switch (schema.getType()) {
+                case NULL -> NOTHING;
+                case BOOLEAN -> BOOLEAN;
+                case INT, LONG -> NUMBER;
+                case FLOAT -> {
+                    argument = 4;
+                    yield FIXED;
                 }
-                node.fields = nodes;
-                return node;
-            }
-            case NULL:
-                return Fixed.NOTHING;
-            case BOOLEAN:
-                return BooleanNode.INSTANCE;
-            case INT:
-            case LONG:
-                return VarLong.INSTANCE;
-            case FLOAT:
-                return Fixed.FOUR;
-            case DOUBLE:
-                return Fixed.EIGHT;
-            case STRING:
-            case BYTES:
-                return LengthPrefixed.INSTANCE;
-            case FIXED:
-                return new Fixed(schema.getFixedSize());
-            case ENUM:
-                return new Indexed(schema.getFullName(), schema.getEnumSymbols().size(), null);
-            case UNION: {
-                List<Schema> types = schema.getTypes();
-                Node[] branches = new Node[types.size()];
-                for (int i = 0; i < branches.length; i++) {
-                    branches[i] = compile(types.get(i), compiled);
+                case DOUBLE -> {
+                    argument = 8;
+                    yield FIXED;
                 }
-                return new Indexed("union " + schema, branches.length, branches);
-            }
-            case ARRAY:
-                return new Blocks(compile(schema.getElementType(), compiled), false);
-            case MAP:
-                return new Blocks(compile(schema.getValueType(), compiled), true);
-            default:
-                throw new DataException("Unsupported Avro type " + schema.getType() + " in " + schema);
+                case FIXED -> {
+                    argument = schema.getFixedSize();
+                    yield FIXED;
+                }
+                case STRING, BYTES -> LENGTH;
+                case ENUM -> {
+                    argument = schema.getEnumSymbols().size();
+                    yield ENUM;
+                }
+                case RECORD -> {
+                    argument = record(schema);
+                    yield RECORD;
+                }
+                case ARRAY -> {
+                    argument = single(schema.getElementType());
+                    yield ARRAY;
+                }
+                case MAP -> {
+                    argument = single(schema.getValueType());
+                    yield MAP;
+                }
+                case UNION -> {
+                    List<Schema> types = schema.getTypes();
+                    Program[] branches = new Program[types.size()];
+                    unions.add(branches);
+                    argument = unions.size() - 1;
+                    for (int i = 0; i < branches.length; i++) {
+                        branches[i] = programs.get(single(types.get(i)));
+                    }
+                    yield UNION;
+                }
+            };
+            ops[at] = op;
+            ops[at + 1] = argument;
         }
     }
 
+    /** Thrown without a stack trace when the bytes run out: the common failure, turned into one message. */
     private static final class TruncatedException extends RuntimeException {
-        TruncatedException() {
+        static final TruncatedException INSTANCE = new TruncatedException();
+
+        private TruncatedException() {
             super(null, null, false, false);
         }
     }
 
-    /** The bytes being walked and where the walk stands. */
-    private static final class Cursor {
-        final byte[] bytes;
-        final int end;
-        int position;
+    private static final class Program {
+        int[] ops;
+        Program[] programs;
+        Program[][] unions;
 
-        Cursor(byte[] bytes, int position, int end) {
-            this.bytes = bytes;
-            this.position = position;
-            this.end = end;
+        /**
+         * Walks one value of this program from {@code p}; returns the position after it. Each field's position
+         * depends on the one before, so the common cases (a string shorter than 64 bytes, a number) take the
+         * shortest chain of instructions from one position to the next.
+         */
+        int run(byte[] b, int p, int end, int[] fieldStarts) {
+            int[] ops = this.ops;
+            for (int i = 0; i < ops.length; i += 2) {
+                if (fieldStarts != null) {
+                    fieldStarts[i >> 1] = p;
+                }
+                int op = ops[i];
+                if (op == LENGTH) {
+                    if (p >= end) {
+                        throw TruncatedException.INSTANCE;
+                    }
+                    int first = b[p];
+                    if (first >= 0) { // a length below 64: one byte, zig-zag even
+                        if ((first & 1) != 0) {
+                            throw negativeLength(p);
+                        }
+                        p += 1 + (first >> 1);
+                        if (p > end) {
+                            throw TruncatedException.INSTANCE;
+                        }
+                        continue;
+                    }
+                }
+                switch (op) {
+                    case FIXED -> {
+                        p += ops[i + 1];
+                        if (p > end || p < 0) {
+                            throw TruncatedException.INSTANCE;
+                        }
+                    }
+                    case NUMBER -> p = skipNumber(b, p, end);
+                    case LENGTH -> {
+                        int[] at = {p};
+                        long length = number(b, at, end);
+                        p = at[0];
+                        if (length < 0) {
+                            throw negativeLength(p);
+                        }
+                        if (length > end - p) {
+                            throw TruncatedException.INSTANCE;
+                        }
+                        p += (int) length;
+                    }
+                    case BOOLEAN -> {
+                        if (p >= end) {
+                            throw TruncatedException.INSTANCE;
+                        }
+                        int x = b[p++];
+                        if (x != 0 && x != 1) {
+                            throw new DataException("The Avro datum holds " + x + " as a boolean at byte " + (p - 1)
+                                    + ": it is not Avro binary of its writer schema.");
+                        }
+                    }
+                    case ENUM -> {
+                        int[] at = {p};
+                        long index = number(b, at, end);
+                        p = at[0];
+                        if (index < 0 || index >= ops[i + 1]) {
+                            throw badIndex(index, "enum", ops[i + 1], "symbols");
+                        }
+                    }
+                    case UNION -> {
+                        int[] at = {p};
+                        long index = number(b, at, end);
+                        p = at[0];
+                        Program[] branches = unions[ops[i + 1]];
+                        if (index < 0 || index >= branches.length) {
+                            throw badIndex(index, "union", branches.length, "branches");
+                        }
+                        p = branches[(int) index].run(b, p, end, null);
+                    }
+                    case RECORD -> p = programs[ops[i + 1]].run(b, p, end, null);
+                    case ARRAY, MAP -> p = blocks(programs[ops[i + 1]], op == MAP, b, p, end);
+                    default -> {
+                        // NOTHING: a null takes no bytes
+                    }
+                }
+            }
+            return p;
         }
 
-        long varLong() {
-            long value = 0;
-            for (int shift = 0; shift < 64; shift += 7) {
-                if (position >= end) {
-                    throw new TruncatedException();
+        private static DataException negativeLength(int at) {
+            return new DataException("The Avro datum holds a negative length at byte " + at + ": it is not Avro "
+                    + "binary of its writer schema.");
+        }
+
+        /** Moves past a variable-length number without decoding it. */
+        private static int skipNumber(byte[] b, int p, int end) {
+            int limit = Math.min(end, p + 10);
+            while (p < limit) {
+                if (b[p++] >= 0) {
+                    return p;
                 }
-                int b = bytes[position++];
-                value |= (long) (b & 0x7F) << shift;
-                if (b >= 0) {
-                    return (value >>> 1) ^ -(value & 1);
-                }
+            }
+            if (limit == end) {
+                throw TruncatedException.INSTANCE;
             }
             throw new DataException("The Avro datum holds a variable-length number longer than 10 bytes at byte "
-                    + position + ": it is not Avro binary.");
+                    + p + ": it is not Avro binary.");
         }
 
-        void advance(long count) {
-            if (count < 0) {
-                throw new DataException("The Avro datum holds a negative length (" + count + ") at byte " + position
-                        + ": it is not Avro binary of its writer schema.");
-            }
-            if (count > end - position) {
-                throw new TruncatedException();
-            }
-            position += (int) count;
-        }
-    }
-
-    private abstract static class Node {
-        abstract void skip(Cursor cursor);
-    }
-
-    private static final class RecordNode extends Node {
-        final String name;
-        Node[] fields;
-
-        RecordNode(String name) {
-            this.name = name;
+        private static DataException badIndex(long index, String what, int count, String things) {
+            return new DataException("The Avro datum holds index " + index + " for an " + what + " of " + count + " "
+                    + things + ": it was written with another schema than the one its id names.");
         }
 
-        @Override
-        void skip(Cursor cursor) {
-            for (Node field : fields) {
-                field.skip(cursor);
-            }
-        }
-
-        void skip(Cursor cursor, int[] fieldStarts) {
-            if (fieldStarts == null) {
-                skip(cursor);
-                return;
-            }
-            for (int i = 0; i < fields.length; i++) {
-                fieldStarts[i] = cursor.position;
-                fields[i].skip(cursor);
-            }
-        }
-    }
-
-    private static final class Fixed extends Node {
-        static final Fixed NOTHING = new Fixed(0);
-        static final Fixed FOUR = new Fixed(4);
-        static final Fixed EIGHT = new Fixed(8);
-        final int size;
-
-        Fixed(int size) {
-            this.size = size;
-        }
-
-        @Override
-        void skip(Cursor cursor) {
-            cursor.advance(size);
-        }
-    }
-
-    private static final class VarLong extends Node {
-        static final VarLong INSTANCE = new VarLong();
-
-        @Override
-        void skip(Cursor cursor) {
-            cursor.varLong();
-        }
-    }
-
-    private static final class BooleanNode extends Node {
-        static final BooleanNode INSTANCE = new BooleanNode();
-
-        @Override
-        void skip(Cursor cursor) {
-            if (cursor.position >= cursor.end) {
-                throw new TruncatedException();
-            }
-            int b = cursor.bytes[cursor.position++];
-            if (b != 0 && b != 1) {
-                throw new DataException("The Avro datum holds " + b + " as a boolean at byte " + (cursor.position - 1)
-                        + ": it is not Avro binary of its writer schema.");
-            }
-        }
-    }
-
-    private static final class LengthPrefixed extends Node {
-        static final LengthPrefixed INSTANCE = new LengthPrefixed();
-
-        @Override
-        void skip(Cursor cursor) {
-            cursor.advance(cursor.varLong());
-        }
-    }
-
-    /** An enum symbol (no branches) or a union branch: an index below {@code count}. */
-    private static final class Indexed extends Node {
-        final String what;
-        final int count;
-        final Node[] branches;
-
-        Indexed(String what, int count, Node[] branches) {
-            this.what = what;
-            this.count = count;
-            this.branches = branches;
-        }
-
-        @Override
-        void skip(Cursor cursor) {
-            long index = cursor.varLong();
-            if (index < 0 || index >= count) {
-                throw new DataException("The Avro datum holds index " + index + " for " + what + ", which has "
-                        + count + (branches == null ? " symbols" : " branches") + ": it was written with another "
-                        + "schema than the one its id names.");
-            }
-            if (branches != null) {
-                branches[(int) index].skip(cursor);
-            }
-        }
-    }
-
-    /** Arrays and maps: blocks of items, each block a count (negative: followed by its size in bytes), 0 at the end. */
-    private static final class Blocks extends Node {
-        final Node item;
-        final boolean keyed;
-
-        Blocks(Node item, boolean keyed) {
-            this.item = item;
-            this.keyed = keyed;
-        }
-
-        @Override
-        void skip(Cursor cursor) {
-            for (long count = cursor.varLong(); count != 0; count = cursor.varLong()) {
+        /** Arrays and maps: blocks of items, each a count (negative: then the block's size in bytes), 0 at the end. */
+        private static int blocks(Program item, boolean keyed, byte[] b, int p, int end) {
+            int[] one = {p};
+            for (long count = number(b, one, end); count != 0; count = number(b, one, end)) {
+                p = one[0];
+                int blockEnd = -1;
                 if (count < 0) {
-                    long size = cursor.varLong();
+                    count = -count;
+                    long size = number(b, one, end);
+                    p = one[0];
                     if (size < 0) {
                         throw new DataException("The Avro datum holds a negative block size (" + size + ") at byte "
-                                + cursor.position + ": it is not Avro binary of its writer schema.");
+                                + p + ": it is not Avro binary of its writer schema.");
                     }
-                    int blockEnd = cursor.position;
-                    cursor.advance(size);
-                    int after = cursor.position;
-                    // Walk the block too: its bytes go into the file as they are, so they must be valid items.
-                    Cursor block = new Cursor(cursor.bytes, blockEnd, after);
-                    skipItems(block, -count);
-                    if (block.position != after) {
-                        throw new DataException("An Avro block in the datum says it has " + size + " bytes but its "
-                                + -count + " items take " + (block.position - blockEnd) + ".");
+                    if (size > end - p) {
+                        throw TruncatedException.INSTANCE;
                     }
-                } else {
-                    skipItems(cursor, count);
+                    blockEnd = p + (int) size;
                 }
+                boolean empty = item.ops[0] == NOTHING;
+                if (!empty && count > end - p) {
+                    throw TruncatedException.INSTANCE; // every item but a null takes a byte at least
+                }
+                for (long i = 0; i < count && !empty; i++) {
+                    if (keyed) {
+                        one[0] = p;
+                        long keyLength = number(b, one, end);
+                        p = one[0];
+                        if (keyLength < 0 || keyLength > end - p) {
+                            throw keyLength < 0 ? new DataException("The Avro datum holds a negative map key length "
+                                    + "at byte " + p + ".") : TruncatedException.INSTANCE;
+                        }
+                        p += (int) keyLength;
+                    }
+                    p = item.run(b, p, end, null);
+                }
+                if (blockEnd >= 0 && p != blockEnd) {
+                    throw new DataException("An Avro block in the datum says it ends at byte " + blockEnd + " but its "
+                            + count + " items end at byte " + p + ": it is not Avro binary of its writer schema.");
+                }
+                one[0] = p;
             }
+            return one[0];
         }
 
-        private void skipItems(Cursor cursor, long count) {
-            if (item == Fixed.NOTHING) {
-                return; // nulls take no bytes
-            }
-            if (count > cursor.end - cursor.position) {
-                throw new TruncatedException(); // every other item takes a byte at least
-            }
-            for (long i = 0; i < count; i++) {
-                if (keyed) {
-                    LengthPrefixed.INSTANCE.skip(cursor);
+        /** A variable-length number at {@code at[0]}, which is moved past it. */
+        private static long number(byte[] b, int[] at, int end) {
+            int p = at[0];
+            long raw = 0;
+            int x;
+            int shift = 0;
+            do {
+                if (p >= end) {
+                    throw TruncatedException.INSTANCE;
                 }
-                item.skip(cursor);
-            }
+                if (shift > 63) {
+                    throw new DataException("The Avro datum holds a variable-length number longer than 10 bytes at "
+                            + "byte " + p + ": it is not Avro binary.");
+                }
+                x = b[p++];
+                raw |= (long) (x & 0x7F) << shift;
+                shift += 7;
+            } while (x < 0);
+            at[0] = p;
+            return (raw >>> 1) ^ -(raw & 1);
         }
     }
 }

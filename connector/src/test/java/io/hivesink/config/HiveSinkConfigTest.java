@@ -191,4 +191,21 @@ class HiveSinkConfigTest {
         assertEquals(ConfigReference.markdown(), Files.readString(doc, StandardCharsets.UTF_8),
                 "docs/configuration.md is stale: regenerate it with the command in the README");
     }
+
+    @Test
+    void theExampleConnectorConfigsAreValid() throws Exception {
+        List<Path> examples;
+        try (var files = Files.list(Path.of("..", "config"))) {
+            examples = files.filter(f -> f.toString().endsWith(".json")).sorted().toList();
+        }
+        assertTrue(examples.size() >= 2, examples.toString());
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (Path example : examples) {
+            Map<String, String> props = new HashMap<>();
+            json.readTree(example.toFile()).get("config").fields()
+                    .forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+            HiveSinkConfig config = HiveSinkConfig.parse(props);
+            assertTrue(config.crossKeyProblems().isEmpty(), example + ": " + config.crossKeyProblems());
+        }
+    }
 }
