@@ -23,6 +23,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.AvroCodecFactories;
 import io.hivesink.avro.ByteSink;
+import io.hivesink.avro.DatumSource;
 import io.hivesink.avro.StructEncoder;
 import io.hivesink.avro.ConnectSchemaMapper;
 import io.hivesink.avro.ConnectValueConverter;
@@ -47,7 +48,12 @@ public enum Scenario {
     /** (d) hive-sink with input.format=confluent-avro: the framed datums checked and copied, never re-encoded. */
     PASSTHROUGH("d: hive-sink passthrough of Confluent-framed bytes"),
     /** (e) what Avro alone does with the same framed bytes: decode each datum, append it to DataFileWriter. */
-    AVRO_FROM_BYTES("e: framed bytes->GenericDatumReader->DataFileWriter");
+    AVRO_FROM_BYTES("e: framed bytes->GenericDatumReader->DataFileWriter"),
+    /**
+     * (f) the floor of any passthrough: the datums already in memory, back to back, only compressed and written by
+     * hive-sink's container writer.
+     */
+    WRITE_ONLY("f: datums already in memory, only compressed and written");
 
     final String label;
 
@@ -75,6 +81,58 @@ public enum Scenario {
             return new Input(connectSchema, avroSchema, structs, sinkRecords, framed);
         }
 
+        /** The datums of the framed records copied back to back into pages, as a batch holds them once encoded. */
+        public DatumSource datumsInMemory() {
+            int count = framedRecords.size();
+            int[] pageOf = new int[count];
+            int[] starts = new int[count];
+            int[] lengths = new int[count];
+            List<byte[]> pages = new ArrayList<>();
+            ByteSink page = new ByteSink(1 << 20);
+            long total = 0;
+            for (int i = 0; i < count; i++) {
+                byte[] value = (byte[]) framedRecords.get(i).value();
+                ConfluentFrame frame = ConfluentFrame.of(value);
+                if (page.size() + frame.length() > (1 << 20) && page.size() > 0) {
+                    pages.add(Arrays.copyOf(page.array(), page.size()));
+                    page.reset();
+                }
+                pageOf[i] = pages.size();
+                starts[i] = page.size();
+                lengths[i] = frame.length();
+                page.writeFixed(value, frame.offset(), frame.length());
+                total += frame.length();
+            }
+            pages.add(Arrays.copyOf(page.array(), page.size()));
+            long bytes = total;
+            return new DatumSource() {
+                @Override
+                public int count() {
+                    return count;
+                }
+
+                @Override
+                public byte[] page(int datum) {
+                    return pages.get(pageOf[datum]);
+                }
+
+                @Override
+                public int start(int datum) {
+                    return starts[datum];
+                }
+
+                @Override
+                public int length(int datum) {
+                    return lengths[datum];
+                }
+
+                @Override
+                public long bytes() {
+                    return bytes;
+                }
+            };
+        }
+
         public static Input of(BenchData.DataSet set, int count, long seed) {
             org.apache.kafka.connect.data.Schema connect = BenchData.connectSchema(BenchData.avroSchema(set));
             List<Struct> structs = BenchData.records(connect, count, seed);
@@ -98,7 +156,17 @@ public enum Scenario {
                     new TableRouter(Map.of()), new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2,
                     false), input.framedRecords(), codec, threads, pool, out);
             case AVRO_FROM_BYTES -> avroFromBytes(input, codec, out);
+            case WRITE_ONLY -> writeOnly(input, codec, threads, pool, out);
         };
+    }
+
+    private static long writeOnly(Input input, String codec, int threads, ExecutorService pool, OutputStream out)
+            throws IOException {
+        CountingStream counting = new CountingStream(out);
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, 1 << 20)) {
+            writer.write(input.avroSchema(), input.datumsInMemory(), counting);
+        }
+        return counting.count;
     }
 
     private static long avroFromBytes(Input input, String codec, OutputStream out) throws IOException {

@@ -41,7 +41,7 @@ public final class ScenarioMain {
             return;
         }
         Scenario kind = Scenario.valueOf(scenario);
-        if (kind == Scenario.PASSTHROUGH || kind == Scenario.AVRO_FROM_BYTES) {
+        if (kind == Scenario.PASSTHROUGH || kind == Scenario.AVRO_FROM_BYTES || kind == Scenario.WRITE_ONLY) {
             input = input.withFramedRecords();
         }
         for (int i = 0; i < warmups + iterations; i++) {

@@ -20,7 +20,7 @@ import java.util.Map;
  * <pre>
  * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) io.hivesink.bench.WriterBenchmark \
  *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300] [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
- *     [--records-scale 1.0] [--scenarios a,b,c,d,e] [--out docs/benchmark-results.md]
+ *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f] [--out docs/benchmark-results.md]
  * </pre>
  */
 public final class WriterBenchmark {
@@ -37,11 +37,12 @@ public final class WriterBenchmark {
                 case HIVE_SINK -> "c@" + threads;
                 case PASSTHROUGH -> "d@" + threads;
                 case AVRO_FROM_BYTES -> "e";
+                case WRITE_ONLY -> "f@" + threads;
             };
         }
 
         boolean threaded() {
-            return scenario == Scenario.HIVE_SINK || scenario == Scenario.PASSTHROUGH;
+            return scenario == Scenario.HIVE_SINK || scenario == Scenario.PASSTHROUGH || scenario == Scenario.WRITE_ONLY;
         }
     }
 
@@ -71,14 +72,18 @@ public final class WriterBenchmark {
                         case "a" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_DEFAULT, 1));
                         case "b" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_BUFFERED, 1));
                         case "e" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_FROM_BYTES, 1));
-                        case "c", "d" -> {
+                        case "c", "d", "f" -> {
+                            Scenario threaded = switch (scenario.trim()) {
+                                case "c" -> Scenario.HIVE_SINK;
+                                case "d" -> Scenario.PASSTHROUGH;
+                                default -> Scenario.WRITE_ONLY;
+                            };
                             for (int t : threads) {
-                                specs.add(new Spec(set, records, codec, scenario.trim().equals("c")
-                                        ? Scenario.HIVE_SINK : Scenario.PASSTHROUGH, t));
+                                specs.add(new Spec(set, records, codec, threaded, t));
                             }
                         }
                         default -> throw new IllegalArgumentException("unknown scenario " + scenario
-                                + "; give a, b, c, d or e");
+                                + "; give a, b, c, d, e or f");
                     }
                 }
             }

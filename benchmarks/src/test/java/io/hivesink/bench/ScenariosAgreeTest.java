@@ -20,7 +20,7 @@ class ScenariosAgreeTest {
     @Test
     void everyScenarioWritesTheSameRecordsInOrder() throws Exception {
         for (BenchData.DataSet set : BenchData.DataSet.values()) {
-            Scenario.Input input = Scenario.Input.of(set, 3_000, 7);
+            Scenario.Input input = Scenario.Input.of(set, 3_000, 7).withFramedRecords();
             ExecutorService pool = Scenario.pool(2);
             try {
                 List<String> expected = null;

@@ -294,6 +294,44 @@ class ConfluentInputIT {
     }
 
     @Test
+    void olderAndNewerVersionsOfTheSubjectLandSideBySideWithoutReencoding() throws Exception {
+        String topic = "versioned-trades";
+        stack.connect().kafka().createTopic(topic, 1);
+        int v1 = registry.register(topic + "-value", TRADE_SCHEMA);
+        int v2 = registry.register(topic + "-value", TRADE_V2_SCHEMA);
+        sendFramed(topic, v1, TRADE, 0, 100);
+        sendFramed(topic, v2, TRADE_V2, 100, 200); // producers upgraded...
+        sendFramed(topic, v1, TRADE, 200, 300); // ...but one still writes the older version
+
+        stack.connect().configureConnector("versioned", confluentConnector("versioned", topic));
+        stack.awaitCommittedToEnd("versioned", LANDING_TIMEOUT, topic);
+
+        String table = DATABASE + ".versioned_trades";
+        long venues = java.util.stream.LongStream.range(100, 200).filter(id -> venue(id) != null).count();
+        assertEquals(List.of(List.of("300", "300", Long.toString(venues))),
+                stack.hive().query("select count(*), count(distinct id), count(venue) from " + table));
+        assertEquals(List.of(Arrays.asList("5", null), Arrays.asList("151", venue(151)), Arrays.asList("250", null)),
+                stack.hive().query("select id, venue from " + table + " where id in (5, 151, 250) order by id"));
+        assertTrue(columns(table).contains("venue string"), columns(table).toString());
+
+        // Each file carries the writer schema of its records: nothing was decoded and encoded again.
+        java.util.Set<org.apache.avro.Schema> fileSchemas = new java.util.HashSet<>();
+        org.apache.hadoop.fs.FileSystem fs = stack.fileSystem();
+        var files = fs.listFiles(new org.apache.hadoop.fs.Path(stack.hdfsUri() + "/warehouse/hive-sink/" + DATABASE
+                + ".db/versioned_trades"), true);
+        while (files.hasNext()) {
+            org.apache.hadoop.fs.Path file = files.next().getPath();
+            if (file.getName().endsWith(".avro")) {
+                try (org.apache.avro.file.DataFileReader<Object> reader = new org.apache.avro.file.DataFileReader<>(
+                        new HadoopSeekableInput(fs, file), new org.apache.avro.generic.GenericDatumReader<>())) {
+                    fileSchemas.add(reader.getSchema());
+                }
+            }
+        }
+        assertEquals(java.util.Set.of(TRADE, TRADE_V2), fileSchemas);
+    }
+
+    @Test
     void badInputGoesToTheDeadLetterQueueNamingTheRecordAndTheRestLands() throws Exception {
         String topic = "bad-trades";
         String dlq = "bad-trades-dlq";
