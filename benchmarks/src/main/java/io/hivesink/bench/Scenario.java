@@ -24,6 +24,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import io.hivesink.avro.AvroCodecFactories;
 import io.hivesink.avro.ByteSink;
 import io.hivesink.avro.DatumSource;
+import io.hivesink.avro.EncodedDatums;
 import io.hivesink.avro.StructEncoder;
 import io.hivesink.avro.ConnectSchemaMapper;
 import io.hivesink.avro.ConnectValueConverter;
@@ -83,54 +84,13 @@ public enum Scenario {
 
         /** The datums of the framed records copied back to back into pages, as a batch holds them once encoded. */
         public DatumSource datumsInMemory() {
-            int count = framedRecords.size();
-            int[] pageOf = new int[count];
-            int[] starts = new int[count];
-            int[] lengths = new int[count];
-            List<byte[]> pages = new ArrayList<>();
-            ByteSink page = new ByteSink(1 << 20);
-            long total = 0;
-            for (int i = 0; i < count; i++) {
-                byte[] value = (byte[]) framedRecords.get(i).value();
+            EncodedDatums datums = new EncodedDatums();
+            for (SinkRecord record : framedRecords) {
+                byte[] value = (byte[]) record.value();
                 ConfluentFrame frame = ConfluentFrame.of(value);
-                if (page.size() + frame.length() > (1 << 20) && page.size() > 0) {
-                    pages.add(Arrays.copyOf(page.array(), page.size()));
-                    page.reset();
-                }
-                pageOf[i] = pages.size();
-                starts[i] = page.size();
-                lengths[i] = frame.length();
-                page.writeFixed(value, frame.offset(), frame.length());
-                total += frame.length();
+                datums.add(value, frame.offset(), frame.length());
             }
-            pages.add(Arrays.copyOf(page.array(), page.size()));
-            long bytes = total;
-            return new DatumSource() {
-                @Override
-                public int count() {
-                    return count;
-                }
-
-                @Override
-                public byte[] page(int datum) {
-                    return pages.get(pageOf[datum]);
-                }
-
-                @Override
-                public int start(int datum) {
-                    return starts[datum];
-                }
-
-                @Override
-                public int length(int datum) {
-                    return lengths[datum];
-                }
-
-                @Override
-                public long bytes() {
-                    return bytes;
-                }
-            };
+            return datums;
         }
 
         public static Input of(BenchData.DataSet set, int count, long seed) {
