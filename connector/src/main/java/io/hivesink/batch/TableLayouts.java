@@ -91,6 +91,11 @@ public final class TableLayouts {
             return TableLayout.passthrough(table, writer, tableSchema, scheme, fields);
         } catch (DataException e) {
             return TableLayout.rejected(table, e);
+        } catch (IllegalArgumentException e) {
+            // a type Hive has no column for, found when the table's columns are derived (a union of two types...)
+            return TableLayout.rejected(table, new DataException("Table " + table + " cannot hold records of writer "
+                    + "schema " + writer.getFullName() + ": " + e.getMessage() + " Change the producers' schema, or "
+                    + "send these records to another sink."));
         }
     }
 

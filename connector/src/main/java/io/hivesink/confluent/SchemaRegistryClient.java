@@ -102,7 +102,9 @@ public final class SchemaRegistryClient {
                     HttpResponse<String> response = http.send(request(endpoint), HttpResponse.BodyHandlers.ofString());
                     int status = response.statusCode();
                     if (status == 200) {
-                        return parse(id, endpoint, response.body());
+                        Schema schema = parse(id, endpoint, response.body());
+                        log.info("Writer schema {} is {} (from {})", id, schema.getFullName(), url);
+                        return schema;
                     }
                     if (status == 404) {
                         throw new UnknownSchemaException(id, "The schema registry at " + url + " has no schema with id "

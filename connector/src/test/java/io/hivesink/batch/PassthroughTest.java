@@ -326,6 +326,33 @@ class PassthroughTest {
     }
 
     @Test
+    void aWriterSchemaHiveCannotHoldIsABadRecordThatSaysWhy() throws IOException {
+        Schema odd = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Odd\",\"fields\":["
+                + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"v\",\"type\":[\"string\",\"long\"]}]}");
+        io.hivesink.metastore.HiveTables tables = new io.hivesink.metastore.HiveTables(
+                new io.hivesink.commit.InMemoryMetastore(), "db", "file:/w");
+        TableLayouts layouts = new TableLayouts("db", table -> List.of(),
+                (table, schema, spec) -> tables.ensureTable(table, schema, spec));
+        BatchBuffer buffer = new BatchBuffer(new ConfluentAvroInput(id -> odd, null), new TableRouter(Map.of()),
+                layouts, "t0", POOL, 3, true);
+        for (long offset = 0; offset < 2; offset++) {
+            GenericRecord record = new GenericData.Record(odd);
+            record.put("id", offset);
+            record.put("v", "text");
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+            new GenericDatumWriter<GenericRecord>(odd).write(record, encoder);
+            encoder.flush();
+            buffer.add(bytesRecord(offset, ConfluentFrame.frame(3, out.toByteArray())), 0);
+        }
+        Batch batch = buffer.drain();
+        assertEquals(2, batch.rejected().size());
+        String error = batch.rejected().get(1).error().getMessage();
+        assertTrue(error.startsWith("Record topic=orders partition=0 offset=1 schema id=3: Table orders cannot hold "
+                + "records of writer schema Odd: Hive reads only unions of null and one type"), error);
+    }
+
+    @Test
     void routingByAFieldReadsItFromTheDatum() {
         TableRouter router = new TableRouter(Map.of(), null, "region", "sales_${field}", java.util.Set.of());
         BatchBuffer buffer = new BatchBuffer(new ConfluentAvroInput(PassthroughTest::registry, "region"), router,
