@@ -6,7 +6,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 
 import org.apache.avro.Schema;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.input.ConnectInput;
@@ -32,6 +34,24 @@ public final class ConfluentAvroInput implements RecordInput {
         this.routeField = routeField;
     }
 
+    /** The writer schema; a registry failure that is not the record's fault says which record waits for it. */
+    private Schema writerSchema(SinkRecord record, int schemaId) {
+        try {
+            return schemas.apply(schemaId);
+        } catch (DataException e) {
+            throw e; // the record's own problem: reported with the record, like any bad record
+        } catch (RetriableException e) {
+            throw new RetriableException(where(record, schemaId) + e.getMessage(), e);
+        } catch (ConnectException e) {
+            throw new ConnectException(where(record, schemaId) + e.getMessage(), e);
+        }
+    }
+
+    private static String where(SinkRecord record, int schemaId) {
+        return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="
+                + record.kafkaOffset() + " schema id=" + schemaId + ": ";
+    }
+
     @Override
     public FramedDatum valueOf(SinkRecord record) {
         Object value = record.value();
@@ -45,7 +65,7 @@ public final class ConfluentAvroInput implements RecordInput {
                     + "as they are. With any other converter set input.format=connect.");
         }
         ConfluentFrame frame = ConfluentFrame.of(bytes);
-        Schema writer = schemas.apply(frame.schemaId());
+        Schema writer = writerSchema(record, frame.schemaId());
         if (writer.getType() != Schema.Type.RECORD) {
             throw new DataException("schema id " + frame.schemaId() + " is a " + writer.getType() + ", not a record; "
                     + "each record must be a structure whose fields become table columns.");

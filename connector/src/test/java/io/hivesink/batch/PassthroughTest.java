@@ -315,7 +315,9 @@ class PassthroughTest {
         };
         BatchBuffer buffer = buffer(new ConfluentAvroInput(flaky, null), true);
         SinkRecord record = bytesRecord(0, framed(order(3)));
-        assertThrows(RetriableException.class, () -> buffer.add(record, 0));
+        RetriableException outage = assertThrows(RetriableException.class, () -> buffer.add(record, 0));
+        assertTrue(outage.getMessage().startsWith("Record topic=orders partition=0 offset=0 schema id=7: No schema "
+                + "registry gave schema 7"), outage.getMessage());
         assertTrue(buffer.isEmpty(), "not taken, so not skipped as a duplicate when Connect delivers it again");
         down[0] = false;
         assertTrue(buffer.add(record, 0));
