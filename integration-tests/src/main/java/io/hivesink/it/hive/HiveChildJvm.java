@@ -124,6 +124,8 @@ final class HiveChildJvm implements AutoCloseable {
         cmd.add("-Djava.net.preferIPv4Stack=true");
         cmd.add("-Djava.io.tmpdir=" + tmp.toAbsolutePath());
         cmd.add("-Dlog4j2.formatMsgNoLookups=true");
+        // Hive shows timestamps in its JVM's zone: tests compare them with UTC text, whatever zone the machine is in
+        cmd.add("-Duser.timezone=UTC");
         for (String open : ADD_OPENS) {
             cmd.add("--add-opens=" + open + "=ALL-UNNAMED");
         }
