@@ -2,7 +2,6 @@ package io.hivesink.batch;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -85,7 +84,7 @@ public final class TableLayouts {
             DatumFields fields = DatumFields.of(writer, read != null ? read
                     : readable.fields().stream().map(org.apache.kafka.connect.data.Field::name).toList());
             PartitionScheme scheme = PartitionScheme.bind(tablePartitioners, fields.connectSchema());
-            requireNoFieldNamedLikeAColumn(writer, scheme);
+            scheme.requireNoFieldNamedLikeAColumn(writer.getFields().stream().map(Schema.Field::name).toList());
             Schema tableSchema = withoutFields(writer, scheme.fieldsAsColumns());
             admission.admit(table, tableSchema, scheme.spec());
             return TableLayout.passthrough(table, writer, tableSchema, scheme, fields);
@@ -96,18 +95,6 @@ public final class TableLayouts {
             return TableLayout.rejected(table, new DataException("Table " + table + " cannot hold records of writer "
                     + "schema " + writer.getFullName() + ": " + e.getMessage() + " Change the producers' schema, or "
                     + "send these records to another sink."));
-        }
-    }
-
-    /** The check {@link PartitionScheme#bind} makes, for the fields no partitioner can read (and was not shown). */
-    private static void requireNoFieldNamedLikeAColumn(Schema writer, PartitionScheme scheme) {
-        for (Schema.Field field : writer.getFields()) {
-            String lower = field.name().toLowerCase(Locale.ROOT);
-            if (scheme.spec().names().contains(lower) && !scheme.fieldsAsColumns().contains(field.name())) {
-                throw new DataException("Record field '" + field.name() + "' has the name of partition column '"
-                        + lower + "'; Hive cannot have a data column and a partition column of one name. Rename "
-                        + "the partition column, or the field in the producers' schema.");
-            }
         }
     }
 

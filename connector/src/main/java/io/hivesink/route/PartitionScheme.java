@@ -56,15 +56,26 @@ public final class PartitionScheme {
             }
             asColumns.addAll(binding.fieldsAsColumns());
         }
-        for (Field field : valueSchema.fields()) {
-            String lower = field.name().toLowerCase(Locale.ROOT);
-            if (names.contains(lower) && !asColumns.contains(field.name())) {
-                throw new DataException("Record field '" + field.name() + "' has the name of partition column '"
-                        + lower + "'; Hive cannot have a data column and a partition column of one name. Rename "
-                        + "the field (for example with the ReplaceField transform) or the partition column.");
+        PartitionScheme scheme = new PartitionScheme(List.copyOf(bindings), new PartitionSpec(names, types),
+                Set.copyOf(asColumns));
+        scheme.requireNoFieldNamedLikeAColumn(valueSchema.fields().stream().map(Field::name).toList());
+        return scheme;
+    }
+
+    /**
+     * @param fieldNames the record's top-level fields (a passed-through datum's include fields no partitioner can
+     *     read, which {@link #bind} did not see)
+     * @throws DataException if a field that stays in the data has the name of a partition column
+     */
+    public void requireNoFieldNamedLikeAColumn(List<String> fieldNames) {
+        for (String field : fieldNames) {
+            String lower = field.toLowerCase(Locale.ROOT);
+            if (spec.names().contains(lower) && !fieldsAsColumns.contains(field)) {
+                throw new DataException("Record field '" + field + "' has the name of partition column '" + lower
+                        + "'; Hive cannot have a data column and a partition column of one name. Rename the field "
+                        + "(with the ReplaceField transform, or in the producers' schema) or the partition column.");
             }
         }
-        return new PartitionScheme(List.copyOf(bindings), new PartitionSpec(names, types), Set.copyOf(asColumns));
     }
 
     public PartitionSpec spec() {
