@@ -15,6 +15,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.ByteSink;
 import io.hivesink.confluent.FramedDatum;
+import io.hivesink.input.RecordInput;
 import io.hivesink.route.PartitionValues;
 import io.hivesink.route.TableRouter;
 
@@ -135,8 +136,8 @@ final class ChunkEncoder {
     }
 
     static String describe(SinkRecord record, Object input) {
-        return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="
-                + record.kafkaOffset() + (input instanceof FramedDatum datum ? " schema id=" + datum.schemaId() : "");
+        return RecordInput.describe(record)
+                + (input instanceof FramedDatum datum ? " schema id=" + datum.schemaId() : "");
     }
 
     private record GroupKey(TableLayout layout, PartitionValues partition) {

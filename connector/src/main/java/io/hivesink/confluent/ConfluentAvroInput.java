@@ -48,8 +48,7 @@ public final class ConfluentAvroInput implements RecordInput {
     }
 
     private static String where(SinkRecord record, int schemaId) {
-        return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="
-                + record.kafkaOffset() + " schema id=" + schemaId + ": ";
+        return RecordInput.describe(record) + " schema id=" + schemaId + ": ";
     }
 
     @Override
@@ -73,7 +72,9 @@ public final class ConfluentAvroInput implements RecordInput {
         if (routeField == null) {
             return new FramedDatum(bytes, frame, writer, null);
         }
-        DatumFields fields = routeFieldsBySchema.computeIfAbsent(writer, w -> DatumFields.of(w, List.of(routeField)));
+        // The encoder reads the whole datum later, on the pool: here only as far as the route field.
+        DatumFields fields = routeFieldsBySchema.computeIfAbsent(writer,
+                w -> DatumFields.peek(w, List.of(routeField)));
         return new FramedDatum(bytes, frame, writer, fields.read(bytes, frame.offset(), frame.length()));
     }
 }

@@ -26,13 +26,16 @@ public final class DatumFields {
     private final org.apache.kafka.connect.data.Schema connectSchema;
     private final List<Schema.Field> fields;
     private final Struct noFields;
+    /** 0 to prove the whole datum sound; else how many leading fields to walk to reach the chosen ones. */
+    private final int leadingFields;
 
     private DatumFields(DatumScanner scanner, org.apache.kafka.connect.data.Schema connectSchema,
-            List<Schema.Field> fields) {
+            List<Schema.Field> fields, boolean wholeDatum) {
         this.scanner = scanner;
         this.connectSchema = connectSchema;
         this.fields = fields;
         this.noFields = new Struct(connectSchema);
+        this.leadingFields = wholeDatum ? 0 : 1 + fields.stream().mapToInt(Schema.Field::pos).max().orElse(-1);
     }
 
     /**
@@ -40,6 +43,18 @@ public final class DatumFields {
      *     route or partition (a record, array, map, bytes or a union of several types)
      */
     public static DatumFields of(Schema writer, Collection<String> names) {
+        return of(writer, names, true);
+    }
+
+    /**
+     * Like {@link #of}, but {@link #read} walks the datum only as far as the chosen fields, and so proves nothing about
+     * the rest: for routing on the task thread, where the encoder's whole read of the same datum follows.
+     */
+    public static DatumFields peek(Schema writer, Collection<String> names) {
+        return of(writer, names, false);
+    }
+
+    private static DatumFields of(Schema writer, Collection<String> names, boolean wholeDatum) {
         DatumScanner scanner = DatumScanner.of(writer);
         List<Schema.Field> chosen = new ArrayList<>();
         SchemaBuilder connect = SchemaBuilder.struct().name(writer.getFullName());
@@ -56,7 +71,7 @@ public final class DatumFields {
             chosen.add(field);
             connect.field(field.name(), connectType(field.name(), field.schema()));
         }
-        return new DatumFields(scanner, connect.build(), List.copyOf(chosen));
+        return new DatumFields(scanner, connect.build(), List.copyOf(chosen), wholeDatum);
     }
 
     /**
@@ -81,15 +96,22 @@ public final class DatumFields {
     }
 
     /**
-     * @throws DataException if the datum is truncated or does not follow the writer schema
+     * @throws DataException if the datum is truncated or does not follow the writer schema (as far as it is walked:
+     *     all of it, unless made by {@link #peek})
      */
     public Struct read(byte[] value, int offset, int length) {
         if (fields.isEmpty()) {
-            scanner.scan(value, offset, length, null);
+            if (leadingFields == 0) {
+                scanner.scan(value, offset, length, null);
+            }
             return noFields; // holds nothing, so it can be shared
         }
         int[] starts = new int[scanner.fieldCount()];
-        scanner.scan(value, offset, length, starts);
+        if (leadingFields == 0) {
+            scanner.scan(value, offset, length, starts);
+        } else {
+            scanner.scanLeading(value, offset, length, starts, leadingFields);
+        }
         Struct struct = new Struct(connectSchema);
         for (Schema.Field field : fields) {
             int start = starts[field.pos()];

@@ -69,17 +69,30 @@ public final class DatumScanner {
      */
     public void scan(byte[] value, int offset, int length, int[] fieldStarts) {
         int end = offset + length;
-        int position;
-        try {
-            position = root.run(value, offset, end, fieldStarts);
-        } catch (TruncatedException e) {
-            throw new DataException("The Avro datum (" + length + " bytes) ends before its writer schema says it "
-                    + "should: it is truncated, or was written with another schema than the one its id names.");
-        }
+        int position = walk(value, offset, length, fieldStarts, fieldCount());
         if (position != end) {
             throw new DataException("The Avro datum has " + (end - position) + " bytes left over after the last "
                     + "field of its writer schema (" + length + " bytes in all): it was written with another "
                     + "schema than the one its id names, or bytes were appended to it.");
+        }
+    }
+
+    /**
+     * Walks only the first {@code fields} top-level fields, noting where each starts: enough to read them, but no
+     * proof that the rest of the datum is sound.
+     *
+     * @throws DataException if the datum breaks before the end of those fields
+     */
+    public void scanLeading(byte[] value, int offset, int length, int[] fieldStarts, int fields) {
+        walk(value, offset, length, fieldStarts, fields);
+    }
+
+    private int walk(byte[] value, int offset, int length, int[] fieldStarts, int fields) {
+        try {
+            return root.run(value, offset, offset + length, fieldStarts, 2 * fields);
+        } catch (TruncatedException e) {
+            throw new DataException("The Avro datum (" + length + " bytes) ends before its writer schema says it "
+                    + "should: it is truncated, or was written with another schema than the one its id names.");
         }
     }
 
@@ -191,8 +204,13 @@ public final class DatumScanner {
          * shortest chain of instructions from one position to the next.
          */
         int run(byte[] b, int p, int end, int[] fieldStarts) {
+            return run(b, p, end, fieldStarts, ops.length);
+        }
+
+        /** As {@link #run(byte[], int, int, int[])}, for the ops before {@code opsEnd} only. */
+        int run(byte[] b, int p, int end, int[] fieldStarts, int opsEnd) {
             int[] ops = this.ops;
-            for (int i = 0; i < ops.length; i += 2) {
+            for (int i = 0; i < opsEnd; i += 2) {
                 if (fieldStarts != null) {
                     fieldStarts[i >> 1] = p;
                 }

@@ -15,4 +15,10 @@ public interface RecordInput {
      *     is out of reach for now; the record is not taken and Connect delivers it again
      */
     Object valueOf(SinkRecord record);
+
+    /** How errors name a record: "Record topic=T partition=P offset=O". */
+    static String describe(SinkRecord record) {
+        return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="
+                + record.kafkaOffset();
+    }
 }

@@ -81,5 +81,13 @@ class DatumFieldsTest {
         byte[] value = datum("view", 1L, "eu");
         DataException truncated = assertThrows(DataException.class, () -> fields.read(value, 2, value.length - 5));
         assertTrue(truncated.getMessage().contains("truncated"), truncated.getMessage());
+
+        // peek walks only as far as its fields: the cut tail is left to the whole read that follows it
+        assertEquals("view", DatumFields.peek(WRITER, List.of("kind")).read(value, 2, value.length - 5).get("kind"));
+        assertThrows(DataException.class, () -> DatumFields.of(WRITER, List.of("kind")).read(value, 2,
+                value.length - 5));
+        DataException cutBefore = assertThrows(DataException.class,
+                () -> DatumFields.peek(WRITER, List.of("region")).read(value, 2, value.length - 5));
+        assertTrue(cutBefore.getMessage().contains("truncated"), cutBefore.getMessage());
     }
 }
