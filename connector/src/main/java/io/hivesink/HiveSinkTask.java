@@ -102,7 +102,7 @@ public class HiveSinkTask extends SinkTask {
 
         Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(config.metastoreUris(),
                 config.metastoreSslEnabled(), config.metastoreTruststorePath(),
-                config.metastoreTruststorePassword().value()), hadoopConf);
+                config.metastoreTruststorePassword().value()));
         TableSettings tableSettings = TableSettings.of(props);
         HiveTables tables = new HiveTables(metastore, config.database(), warehouseUri,
                 table -> tableOptions(tableSettings, table));

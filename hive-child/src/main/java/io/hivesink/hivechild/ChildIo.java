@@ -6,6 +6,9 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -150,5 +153,23 @@ final class ChildIo {
         watchdog.setDaemon(true);
         watchdog.start();
         System.exit(status);
+    }
+
+    /** Fails unless nothing listens on the port: a readiness probe must not mistake another server for ours. */
+    static void requireFreePort(int port) {
+        try (ServerSocket probe = new ServerSocket(port)) {
+            probe.setReuseAddress(true);
+        } catch (IOException e) {
+            throw new IllegalStateException("port " + port + " is not free", e);
+        }
+    }
+
+    static boolean portOpen(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("localhost", port), 500);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 }

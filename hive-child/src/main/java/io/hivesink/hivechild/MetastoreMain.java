@@ -1,15 +1,6 @@
 package io.hivesink.hivechild;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -41,29 +32,6 @@ public final class MetastoreMain {
     private MetastoreMain() {
     }
 
-    /**
-     * Creates the whole schema (the transaction and lock tables too, which DataNucleus auto-create leaves out) by
-     * running the metastore's own Derby script: statements end with a semicolon at the end of a line.
-     */
-    private static void runSchemaScript(String jdbcUrl, Path script) throws Exception {
-        StringBuilder statement = new StringBuilder();
-        try (Connection connection = DriverManager.getConnection(jdbcUrl);
-                Statement sql = connection.createStatement()) {
-            for (String line : Files.readAllLines(script, StandardCharsets.UTF_8)) {
-                String trimmed = line.strip();
-                if (trimmed.isEmpty() || trimmed.startsWith("--")) {
-                    continue;
-                }
-                statement.append(line).append('\n');
-                if (trimmed.endsWith(";")) {
-                    String text = statement.toString().strip();
-                    sql.execute(text.substring(0, text.length() - 1));
-                    statement.setLength(0);
-                }
-            }
-        }
-    }
-
     public static void main(String[] args) {
         try {
             Map<String, String> a = ChildIo.parseArgs(args, "workDir", "port", "defaultFs", "warehouseDir",
@@ -89,7 +57,7 @@ public final class MetastoreMain {
         MetastoreConf.setVar(conf, ConfVars.CONNECTION_DRIVER, "org.apache.derby.jdbc.EmbeddedDriver");
         String schemaScript = a.get("schemaScript");
         if (schemaScript != null) {
-            runSchemaScript(jdbcUrl, Path.of(schemaScript));
+            DerbySchema.create(jdbcUrl, Path.of(schemaScript));
             log.info("Created the metastore schema from {}", schemaScript);
         }
         MetastoreConf.setBoolVar(conf, ConfVars.AUTO_CREATE_ALL, schemaScript == null);
@@ -107,12 +75,7 @@ public final class MetastoreMain {
             }
         }
 
-        // The readiness probe below must not mistake another server for this one
-        try (ServerSocket probe = new ServerSocket(port)) {
-            probe.setReuseAddress(true);
-        } catch (IOException e) {
-            throw new IllegalStateException("port " + port + " is not free", e);
-        }
+        ChildIo.requireFreePort(port);
 
         AtomicBoolean serving = new AtomicBoolean();
         AtomicReference<Throwable> died = new AtomicReference<>();
@@ -139,7 +102,7 @@ public final class MetastoreMain {
                 throw new IllegalStateException("metastore server failed to start", died.get());
             }
             // startMetaStore sets 'serving' only when it starts its background threads: probe the port instead
-            if (serving.get() || portOpen(port)) {
+            if (serving.get() || ChildIo.portOpen(port)) {
                 try {
                     HiveMetaStoreClient client = new HiveMetaStoreClient(clientConf);
                     try {
@@ -160,14 +123,5 @@ public final class MetastoreMain {
         }
         ChildIo.send("READY", uri);
         ChildIo.exitOnStdinEof();
-    }
-
-    private static boolean portOpen(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("localhost", port), 500);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 }

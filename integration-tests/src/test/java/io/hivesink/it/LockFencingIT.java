@@ -63,8 +63,7 @@ class LockFencingIT {
         metastoreProcess = MetastoreProcess.start(work.resolve("metastore"), dfs.getURI().toString(),
                 Map.of(MetastoreProcess.FULL_SCHEMA, "true"), MetastoreProcess.DEFAULT_START_TIMEOUT);
         Configuration conf = HadoopFileSystems.configuration("");
-        metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()), false, "", ""),
-                conf);
+        metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()), false, "", ""));
         pool = Executors.newFixedThreadPool(2);
         rig = new CommitRig(HadoopFileSystems.open(dfs.getURI().toString(), conf), metastore, DATABASE,
                 dfs.getURI() + "/warehouse", pool);

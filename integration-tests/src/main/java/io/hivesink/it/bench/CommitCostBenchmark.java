@@ -50,7 +50,7 @@ public final class CommitCostBenchmark {
                 dfs.getURI().toString())) {
             Configuration conf = HadoopFileSystems.configuration(""); // as the connector configures its client
             Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()),
-                    false, "", ""), conf);
+                    false, "", ""));
             CommitRig rig = new CommitRig(HadoopFileSystems.open(dfs.getURI().toString(), conf), metastore,
                     "bench", dfs.getURI() + "/warehouse", pool);
             manyTables(rig, tables, rounds);

@@ -35,8 +35,16 @@ public final class ChildClasspath {
         return locate("connect-child", null);
     }
 
+    /**
+     * A stock Hive metastore server of an older release ({@code metastore-child-2.3}, {@code metastore-child-3.1}:
+     * its jars only; the launcher comes from {@link #hive()}).
+     */
+    public static ChildClasspath metastore(String module) {
+        return locate(module, null);
+    }
+
     private static ChildClasspath locate(String module, String requiredClasses) {
-        String property = "hivesink." + module.replace("-c", "C") + "Dir";
+        String property = "hivesink." + propertyName(module) + "Dir";
         Path moduleDir = findModuleDir(module, property);
         Path classes = moduleDir.resolve("target/classes");
         Path listFile = moduleDir.resolve("target/classpath.txt");
@@ -61,6 +69,21 @@ public final class ChildClasspath {
             }
         }
         return new ChildClasspath(moduleDir, requiredClasses == null ? jars : classes + File.pathSeparator + jars);
+    }
+
+    /** {@code hive-child} to {@code hiveChild}, {@code metastore-child-3.1} to {@code metastoreChild31}. */
+    private static String propertyName(String module) {
+        StringBuilder out = new StringBuilder();
+        boolean upper = false;
+        for (char c : module.toCharArray()) {
+            if (c == '-') {
+                upper = true;
+            } else if (c != '.') {
+                out.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return out.toString();
     }
 
     /** The module directory. */

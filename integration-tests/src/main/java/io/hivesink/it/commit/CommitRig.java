@@ -37,6 +37,13 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
             .field("bucket", Schema.STRING_SCHEMA)
             .build();
 
+    /** {@link #EVENT} evolved compatibly: a new optional field, which makes the table evolve (CASCADE). */
+    public static final Schema EVENT_V2 = SchemaBuilder.struct().name("Event").version(2)
+            .field("id", Schema.INT64_SCHEMA)
+            .field("bucket", Schema.STRING_SCHEMA)
+            .field("note", Schema.OPTIONAL_STRING_SCHEMA)
+            .build();
+
     /** A new instance of a connector's task, started with the given fencing. */
     public Task task(String connector, int taskId, FaultInjector faults, Fencing fencing) {
         String instance = connector + "-t" + taskId + "-" + Long.toString(System.nanoTime(), 36);
@@ -60,6 +67,12 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
         public void add(TopicPartition tp, long offset, String bucket) {
             buffer.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
                     new Struct(EVENT).put("id", offset).put("bucket", bucket), offset), 0);
+        }
+
+        /** A record of {@link #EVENT_V2}. */
+        public void add(TopicPartition tp, long offset, String bucket, String note) {
+            buffer.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT_V2,
+                    new Struct(EVENT_V2).put("id", offset).put("bucket", bucket).put("note", note), offset), 0);
         }
 
         public CommitSummary commit() {

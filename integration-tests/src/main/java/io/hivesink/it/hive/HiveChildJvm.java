@@ -97,7 +97,12 @@ final class HiveChildJvm implements AutoCloseable {
      */
     static HiveChildJvm start(String name, Path workDir, String mainClass, String maxHeap, List<Path> classpathFirst,
             List<String> args) {
-        ChildClasspath cp = ChildClasspath.hive();
+        return start(name, workDir, mainClass, maxHeap, classpathFirst, ChildClasspath.hive(), args);
+    }
+
+    /** As above, on the classpath of another child module (after {@code classpathFirst}). */
+    static HiveChildJvm start(String name, Path workDir, String mainClass, String maxHeap, List<Path> classpathFirst,
+            ChildClasspath cp, List<String> args) {
         try {
             Files.createDirectories(workDir);
         } catch (IOException e) {

@@ -1,0 +1,58 @@
+package io.hivesink.metastore;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
+import org.apache.thrift.TApplicationException;
+import org.apache.thrift.TException;
+
+/**
+ * Which Hive release a metastore server is, as far as it can be told over Thrift. Hive 4 reports its version;
+ * Hive 2.x and 3.x both answer {@code getVersion} with a fixed "3.0", so the catalogs API (new in 3.0) tells them
+ * apart. Only for the log and for error messages: the connector makes the same calls on every supported release.
+ */
+public record MetastoreServer(String uri, String reportedVersion, String release) {
+
+    private static final Pattern MAJOR_MINOR = Pattern.compile("(\\d+)\\.(\\d+)");
+    /** What Hive 2.x and 3.x servers answer to {@code getVersion}, whatever their release. */
+    private static final String LEGACY_FIXED_VERSION = "3.0";
+
+    /** Asks the server over an open connection. */
+    static MetastoreServer identify(String uri, ThriftHiveMetastore.Client client) throws TException {
+        String reported = client.getVersion();
+        if (reported == null || !reported.strip().equals(LEGACY_FIXED_VERSION)) {
+            return new MetastoreServer(uri, reported, reported == null || reported.isBlank() ? "unknown" : reported);
+        }
+        try {
+            client.get_catalogs();
+            return new MetastoreServer(uri, reported, "3.x");
+        } catch (TApplicationException e) {
+            if (e.getType() == TApplicationException.UNKNOWN_METHOD) {
+                return new MetastoreServer(uri, reported, "2.x");
+            }
+            throw e;
+        }
+    }
+
+    /** True for releases older than the oldest supported one (2.3); an unknown release is given the benefit. */
+    public boolean olderThanSupported() {
+        Matcher m = MAJOR_MINOR.matcher(release);
+        if (!m.lookingAt()) {
+            return false;
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        return major < 2 || (major == 2 && minor < 3);
+    }
+
+    /** For the log: {@code Hive metastore 3.x at thrift://host:9083 (getVersion says 3.0; serves catalogs)}. */
+    public String describe() {
+        String how = switch (release) {
+            case "3.x" -> " (getVersion says " + reportedVersion + "; serves the catalog API, new in Hive 3)";
+            case "2.x" -> " (getVersion says " + reportedVersion + "; no catalog API, so older than Hive 3)";
+            default -> "";
+        };
+        return "Hive metastore " + release + " at " + uri + how;
+    }
+}

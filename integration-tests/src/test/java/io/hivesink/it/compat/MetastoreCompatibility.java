@@ -1,0 +1,211 @@
+package io.hivesink.it.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hive.metastore.api.FieldSchema;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.FaultPoint;
+import io.hivesink.commit.Fencing;
+import io.hivesink.commit.TaskFencedException;
+import io.hivesink.fs.HadoopFileSystems;
+import io.hivesink.it.commit.CommitRig;
+import io.hivesink.it.hive.MetastoreProcess;
+import io.hivesink.it.hive.MetastoreRelease;
+import io.hivesink.it.hive.MetastoreTableReader;
+import io.hivesink.it.stack.EmbeddedStack;
+import io.hivesink.metastore.MetastoreServer;
+import io.hivesink.metastore.MetastoreSettings;
+import io.hivesink.metastore.ThriftMetastore;
+
+/**
+ * The commit protocol on a real metastore of one release (a stock server in a child JVM) and HDFS: tables created
+ * and partitions added, a compatible schema change applied with CASCADE, the ledger, a crash in the middle of a
+ * commit rolled forward, a zombie refused, under the fencing the connector picks for that release. Rows are read
+ * back through that metastore ({@link MetastoreTableReader}). One subclass per release.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class MetastoreCompatibility {
+
+    static final String DATABASE = "compat";
+
+    private MiniDFSCluster dfs;
+    private MetastoreProcess metastoreProcess;
+    private ThriftMetastore metastore;
+    private ExecutorService pool;
+    private CommitRig rig;
+    private MetastoreTableReader reader;
+
+    abstract MetastoreRelease release();
+
+    /** Settings the metastore starts with, e.g. its full schema for the lock API. */
+    abstract Map<String, String> metastoreSettings();
+
+    /** What {@link Fencing#AUTO} must settle on for this release. */
+    abstract Fencing expectedFencing();
+
+    /** What the server must say it is. */
+    abstract String expectedRelease();
+
+    @BeforeAll
+    void start() throws Exception {
+        Path work = Path.of("target", "it-stack", getClass().getSimpleName()).toAbsolutePath();
+        EmbeddedStack.deleteRecursively(work);
+        dfs = new MiniDFSCluster.Builder(new Configuration(), work.resolve("hdfs").toFile()).numDataNodes(1).build();
+        metastoreProcess = MetastoreProcess.start(release(), work.resolve("metastore"), dfs.getURI().toString(),
+                metastoreSettings(), MetastoreProcess.DEFAULT_START_TIMEOUT);
+        metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()), false, "", ""));
+        Configuration conf = HadoopFileSystems.configuration("");
+        FileSystem fs = HadoopFileSystems.open(dfs.getURI().toString(), conf);
+        pool = Executors.newFixedThreadPool(2);
+        rig = new CommitRig(fs, metastore, DATABASE, dfs.getURI() + "/warehouse", pool);
+        reader = new MetastoreTableReader(metastore, fs);
+    }
+
+    @AfterAll
+    void stop() {
+        if (metastore != null) {
+            metastore.close();
+        }
+        if (metastoreProcess != null) {
+            metastoreProcess.close();
+        }
+        if (pool != null) {
+            pool.shutdownNow();
+        }
+        if (dfs != null) {
+            dfs.shutdown(true);
+        }
+    }
+
+    @Test
+    void theClientKnowsWhichReleaseAnswers() {
+        MetastoreServer server = metastore.server();
+        assertEquals(expectedRelease(), server.release(), server.describe());
+        assertEquals(metastoreProcess.uri(), server.uri());
+    }
+
+    @Test
+    void recordsLandEvolveWithCascadeAndTheLedgerRecordsEachBatch() {
+        TopicPartition tp = new TopicPartition("land.events", 0);
+        CommitRig.Task task = rig.task("land-sink", 0, FaultInjector.NONE, Fencing.AUTO);
+        assertEquals(expectedFencing(), task.fencing(), "fencing picked on " + release());
+        task.committer().claim(List.of(tp));
+        for (long offset = 0; offset < 6; offset++) {
+            task.add(tp, offset, "b" + (offset % 2));
+        }
+        task.commit();
+        for (long offset = 6; offset < 10; offset++) {
+            task.add(tp, offset, "b" + (offset % 3), "note-" + offset); // a new field, and a new partition b2
+        }
+        task.commit();
+        assertEquals(Map.of(tp, 10L), task.committer().committedOffsets());
+
+        Table table = metastore.getTable(DATABASE, "land_events").orElseThrow();
+        assertEquals(List.of("id", "note"), columnNames(table.getSd().getCols()).stream()
+                .filter(c -> !c.equals("bucket")).toList(), "the table took the new column");
+        assertEquals(List.of("bucket=b0", "bucket=b1", "bucket=b2"),
+                metastore.partitionNames(DATABASE, "land_events").stream().sorted().toList());
+        for (String bucket : List.of("b0", "b1")) {
+            Partition old = metastore.getPartition(DATABASE, "land_events", List.of(bucket)).orElseThrow();
+            assertTrue(columnNames(old.getSd().getCols()).contains("note"),
+                    "CASCADE gave partition " + bucket + " the new column: " + old.getSd().getCols());
+        }
+
+        List<String> rows = reader.rows(DATABASE, "land_events").stream()
+                .map(r -> r.get("id") + "/" + r.get("bucket") + "/" + r.get("note"))
+                .sorted(Comparator.naturalOrder()).toList();
+        assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b0/null", "5/b1/null",
+                "6/b0/note-6", "7/b1/note-7", "8/b2/note-8", "9/b0/note-9"), rows);
+
+        List<Map<String, Object>> ledger = reader.rows(DATABASE, "hive_sink_ledger").stream()
+                .filter(r -> "land-sink".equals(String.valueOf(r.get("connector_name")))).toList();
+        assertEquals(2, ledger.stream().map(r -> r.get("batch_id")).distinct().count(), "one ledger partition "
+                + "per committed batch: " + ledger);
+        assertEquals(10L, ledger.stream().mapToLong(r -> (Long) r.get("record_count")).sum());
+    }
+
+    @Test
+    void aBatchInterruptedAfterItsIntentIsRolledForwardOnRestart() {
+        TopicPartition tp = new TopicPartition("roll.events", 0);
+        CommitRig.Task crashing = rig.task("roll-sink", 0, point -> {
+            if (point == FaultPoint.HALF_MOVED) {
+                throw new IllegalStateException("simulated crash");
+            }
+        }, Fencing.AUTO);
+        crashing.committer().claim(List.of(tp));
+        for (long offset = 0; offset < 6; offset++) {
+            crashing.add(tp, offset, "b" + (offset % 2));
+        }
+        assertThrows(IllegalStateException.class, crashing::commit);
+
+        CommitRig.Task restarted = rig.task("roll-sink", 0, FaultInjector.NONE, Fencing.AUTO);
+        assertEquals(Map.of(tp, 6L), restarted.committer().claim(List.of(tp)));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L), ids("roll_events"));
+    }
+
+    @Test
+    void aZombieCannotCommitAfterAnotherTaskClaimedItsPartition() {
+        TopicPartition p0 = new TopicPartition("zombie.events", 0);
+        TopicPartition p1 = new TopicPartition("zombie.events", 1);
+        CommitRig.Task zombie = rig.task("zombie-sink", 0, FaultInjector.NONE, Fencing.AUTO);
+        zombie.committer().claim(List.of(p0, p1));
+        add(zombie, p0, 0, 5);
+        add(zombie, p1, 0, 5);
+        zombie.commit();
+
+        CommitRig.Task owner = rig.task("zombie-sink", 1, FaultInjector.NONE, Fencing.AUTO);
+        assertEquals(Map.of(p0, 5L), owner.committer().claim(List.of(p0)));
+        add(zombie, p0, 5, 9);
+        TaskFencedException e = assertThrows(TaskFencedException.class, zombie::commit);
+        assertTrue(e.getMessage().contains("another task claimed " + p0), e.getMessage());
+        add(owner, p0, 5, 9);
+        owner.commit();
+        assertEquals(Map.of(p0, 9L), owner.committer().committedOffsets());
+        List<Long> expected = new ArrayList<>();
+        for (long offset = 0; offset < 9; offset++) {
+            expected.add(offset); // partition 0: offsets 0-8, by the zombie then the owner
+        }
+        for (long offset = 0; offset < 5; offset++) {
+            expected.add(offset); // partition 1: offsets 0-4, by the zombie
+        }
+        assertEquals(expected.stream().sorted().toList(), ids("zombie_events"),
+                "each record once; the zombie's refused batch never landed");
+    }
+
+    private static void add(CommitRig.Task task, TopicPartition tp, long from, long to) {
+        for (long offset = from; offset < to; offset++) {
+            task.add(tp, offset, "b" + (offset % 2));
+        }
+    }
+
+    private List<Long> ids(String table) {
+        return reader.rows(DATABASE, table).stream().map(r -> (Long) Objects.requireNonNull(r.get("id")))
+                .sorted().toList();
+    }
+
+    private static List<String> columnNames(List<FieldSchema> columns) {
+        return columns.stream().map(FieldSchema::getName).toList();
+    }
+}
