@@ -1,8 +1,5 @@
 package io.hivesink.metastore;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TException;
@@ -14,7 +11,6 @@ import org.apache.thrift.TException;
  */
 public record MetastoreServer(String uri, String reportedVersion, String release) {
 
-    private static final Pattern MAJOR_MINOR = Pattern.compile("(\\d+)\\.(\\d+)");
     /** What Hive 2.x and 3.x servers answer to {@code getVersion}, whatever their release. */
     private static final String LEGACY_FIXED_VERSION = "3.0";
 
@@ -33,17 +29,6 @@ public record MetastoreServer(String uri, String reportedVersion, String release
             }
             throw e;
         }
-    }
-
-    /** True for releases older than the oldest supported one (2.3); an unknown release is given the benefit. */
-    public boolean olderThanSupported() {
-        Matcher m = MAJOR_MINOR.matcher(release);
-        if (!m.lookingAt()) {
-            return false;
-        }
-        int major = Integer.parseInt(m.group(1));
-        int minor = Integer.parseInt(m.group(2));
-        return major < 2 || (major == 2 && minor < 3);
     }
 
     /** For the log: {@code Hive metastore 3.x at thrift://host:9083 (getVersion says 3.0; serves catalogs)}. */

@@ -75,7 +75,6 @@ public final class ThriftMetastore implements Metastore {
      * Connects to the first metastore of {@code settings.uris()} that answers, and logs which release it is.
      *
      * @throws MetastoreException if none answers (it may come up later)
-     * @throws UnsupportedMetastoreException if it is a release the connector does not support
      */
     public static ThriftMetastore connect(MetastoreSettings settings) {
         ThriftMetastore metastore = new ThriftMetastore(settings, parse(settings.uris()));
@@ -387,10 +386,6 @@ public final class ThriftMetastore implements Metastore {
                         log.info("Connected to {}", identified.describe());
                     }
                     server = identified;
-                    if (identified.olderThanSupported()) {
-                        opened.close();
-                        throw UnsupportedMetastoreException.tooOld(identified);
-                    }
                     connection = opened;
                     return opened;
                 } catch (TException e) {

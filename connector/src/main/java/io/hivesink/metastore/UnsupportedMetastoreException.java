@@ -20,11 +20,6 @@ public final class UnsupportedMetastoreException extends ConnectException {
                 + ": set hive.metastore.uris to one of those, or upgrade this metastore.");
     }
 
-    static UnsupportedMetastoreException tooOld(MetastoreServer server) {
-        return new UnsupportedMetastoreException(server.describe() + " is older than Hive 2.3. " + SUPPORTED
-                + ": set hive.metastore.uris to one of those, or upgrade this metastore.");
-    }
-
     private static String describe(MetastoreServer server) {
         return server == null ? "The Hive metastore" : "The " + server.describe();
     }

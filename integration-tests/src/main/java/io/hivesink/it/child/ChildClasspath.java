@@ -32,7 +32,12 @@ public final class ChildClasspath {
 
     /** A bare Kafka Connect worker ({@code connect-child}: the Kafka runtime only). */
     public static ChildClasspath connectWorker() {
-        return locate("connect-child", null);
+        return connectWorker("connect-child");
+    }
+
+    /** A bare Kafka Connect worker of another release ({@code connect-child-3.9}, ...). */
+    public static ChildClasspath connectWorker(String module) {
+        return locate(module, null);
     }
 
     /**

@@ -53,6 +53,36 @@ public final class ConnectRest {
         }
     }
 
+    /** {@code GET /}: the worker's Kafka version. */
+    public String workerVersion() throws IOException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl)).GET());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET /: " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body()).path("version").asText();
+    }
+
+    /** {@code GET /connector-plugins}: the connector plugins the worker found, with their versions. */
+    public JsonNode connectorPlugins() throws IOException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connector-plugins")).GET());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET connector-plugins: " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    /** {@code PUT /connector-plugins/<class>/config/validate}: the worker's and the connector's checks. */
+    public JsonNode validate(String connectorClass, Map<String, String> config) throws IOException {
+        String simpleName = connectorClass.substring(connectorClass.lastIndexOf('.') + 1);
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connector-plugins/"
+                + simpleName + "/config/validate")).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(config))));
+        if (response.statusCode() != 200) {
+            throw new IOException("Validate " + connectorClass + ": " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
     /** The connector's status document, or null if the worker does not know the connector (yet). */
     public JsonNode status(String name) throws IOException {
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name

@@ -45,6 +45,14 @@ public final class ConnectWorkerProcess implements AutoCloseable {
      */
     public static ConnectWorkerProcess start(String name, Path workDir, String bootstrapServers, String groupId,
             Path pluginPath, Map<String, String> extraProps, Map<String, String> environment) throws IOException {
+        return start(ConnectRelease.KAFKA_4_1, name, workDir, bootstrapServers, groupId, pluginPath, extraProps,
+                environment);
+    }
+
+    /** As above, a worker of the given release. */
+    public static ConnectWorkerProcess start(ConnectRelease release, String name, Path workDir,
+            String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
+            Map<String, String> environment) throws IOException {
         Files.createDirectories(workDir);
         int port = freePort();
         Map<String, String> props = new LinkedHashMap<>();
@@ -80,7 +88,7 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         command.add("-Xmx768m");
         command.add("-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
         command.add("-cp");
-        command.add(ChildClasspath.connectWorker().classpath());
+        command.add(ChildClasspath.connectWorker(release.module()).classpath());
         command.add("org.apache.kafka.connect.cli.ConnectDistributed");
         command.add(propsFile.toAbsolutePath().toString());
         ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())

@@ -20,6 +20,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 
+import io.hivesink.it.connect.ConnectRelease;
 import io.hivesink.it.connect.ConnectWorkerProcess;
 import io.hivesink.it.hive.HiveSql;
 import io.hivesink.it.hive.MetastoreProcess;
@@ -100,8 +101,14 @@ public final class FailoverStack implements AutoCloseable {
      */
     public ConnectWorkerProcess startWorker(String cluster, Map<String, String> extraProps,
             Map<String, String> environment) throws IOException {
+        return startWorker(ConnectRelease.KAFKA_4_1, cluster, extraProps, environment);
+    }
+
+    /** As above, a worker of the given release. */
+    public ConnectWorkerProcess startWorker(ConnectRelease release, String cluster, Map<String, String> extraProps,
+            Map<String, String> environment) throws IOException {
         String name = "worker-" + (++workersStarted) + "-" + cluster;
-        return ConnectWorkerProcess.start(name, workDir.resolve(name), kafka.bootstrapServers(),
+        return ConnectWorkerProcess.start(release, name, workDir.resolve(name), kafka.bootstrapServers(),
                 "hive-sink-" + cluster, pluginPath, extraProps, environment);
     }
 

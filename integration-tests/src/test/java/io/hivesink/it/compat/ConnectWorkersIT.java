@@ -1,0 +1,127 @@
+package io.hivesink.it.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.hivesink.it.connect.ConnectRelease;
+import io.hivesink.it.connect.ConnectWorkerProcess;
+import io.hivesink.it.stack.FailoverStack;
+import io.hivesink.it.stack.SampleData;
+
+/**
+ * The plugin archive, unpacked on {@code plugin.path} of a stock Kafka Connect worker started as its own OS process,
+ * on every worker release hive-sink supports: the worker finds it, validates a config through REST (refusing a bad
+ * one with the connector's own message) and the connector lands every record, queried with Hive.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConnectWorkersIT {
+
+    static final String DATABASE = "workers";
+    static final int RECORDS = 300;
+
+    private FailoverStack stack;
+    private KafkaProducer<byte[], byte[]> producer;
+
+    @BeforeAll
+    void startStack() throws Exception {
+        stack = FailoverStack.start(Path.of("target", "it-stack", "ConnectWorkersIT"));
+        producer = stack.kafka().createProducer(SampleData.producerSettings());
+    }
+
+    @AfterAll
+    void stopStack() {
+        if (producer != null) {
+            producer.close();
+        }
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @Test
+    void everySupportedWorkerReleaseLoadsValidatesAndRunsThePlugin() throws Exception {
+        List<String> tables = new ArrayList<>();
+        for (ConnectRelease release : ConnectRelease.values()) {
+            String suffix = release.version().replace('.', '_');
+            String connector = "workers-" + suffix;
+            String topic = "orders.kafka" + suffix;
+            stack.kafka().createTopic(topic, 2);
+            SampleData.produce(producer, topic, SampleData.ORDER, 0, RECORDS, SampleData::order);
+            try (ConnectWorkerProcess worker = stack.startWorker(release, connector, Map.of(), Map.of())) {
+                assertEquals(release.version(), worker.rest().workerVersion());
+                assertPluginFound(worker, release);
+                Map<String, String> config = stack.connectorConfig(connector, DATABASE);
+                config.put("topics", topic);
+                config.put("tasks.max", "2");
+                config.put("partition.fields", "region");
+
+                Map<String, String> bad = new TreeMap<>(config);
+                bad.put("batch.max.records", "0");
+                JsonNode refused = worker.rest().validate(config.get("connector.class"), bad);
+                assertEquals(1, refused.path("error_count").asInt(), release + ": " + refused);
+                assertTrue(errorsOf(refused, "batch.max.records").contains("Value must be at least 1"),
+                        release + ": " + refused);
+                JsonNode accepted = worker.rest().validate(config.get("connector.class"), config);
+                assertEquals(0, accepted.path("error_count").asInt(), release + ": " + accepted);
+
+                worker.rest().putConnector(connector, config);
+                stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of(topic));
+            }
+            tables.add(topic.replace('.', '_'));
+        }
+
+        StringBuilder sql = new StringBuilder();
+        for (String table : tables) {
+            sql.append(sql.length() == 0 ? "" : " union all ").append("select '").append(table)
+                    .append("', count(*), count(distinct id), sum(qty) from ").append(DATABASE).append('.')
+                    .append(table);
+        }
+        long qty = 0;
+        for (long id = 0; id < RECORDS; id++) {
+            qty += SampleData.qty(id);
+        }
+        Map<String, List<String>> landed = new TreeMap<>();
+        for (List<String> row : stack.hive().query(sql.toString())) {
+            landed.put(row.get(0), row.subList(1, row.size()));
+        }
+        Map<String, List<String>> expected = new TreeMap<>();
+        for (String table : tables) {
+            expected.put(table, List.of(Integer.toString(RECORDS), Integer.toString(RECORDS), Long.toString(qty)));
+        }
+        assertEquals(expected, landed, "every record once, on every worker release");
+    }
+
+    private static void assertPluginFound(ConnectWorkerProcess worker, ConnectRelease release) throws Exception {
+        for (JsonNode plugin : worker.rest().connectorPlugins()) {
+            if (plugin.path("class").asText().equals("io.hivesink.HiveSinkConnector")) {
+                assertEquals("sink", plugin.path("type").asText(), release + ": " + plugin);
+                return;
+            }
+        }
+        throw new AssertionError(release + " did not find the plugin: " + worker.rest().connectorPlugins());
+    }
+
+    private static String errorsOf(JsonNode validation, String key) {
+        for (JsonNode config : validation.path("configs")) {
+            if (key.equals(config.path("value").path("name").asText())) {
+                return config.path("value").path("errors").toString();
+            }
+        }
+        return "(no entry for " + key + ")";
+    }
+}
