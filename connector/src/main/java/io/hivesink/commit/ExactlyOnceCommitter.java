@@ -121,14 +121,15 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
                     : "it refuses alter_table with an expected parameter value even when the value matches (Hive 4 "
                             + "does this with metastore.try.direct.sql=false, or on a Derby schema made by schematool)";
             if (requested == Fencing.COMPARE_AND_SET) {
-                throw new ConnectException("hive-sink cannot fence zombie tasks by compare-and-set on this "
-                        + "metastore: " + casProblem + ". Set hive.metastore.fencing=auto or locks.");
+                throw new ConnectException("hive-sink cannot fence zombie tasks by compare-and-set on the "
+                        + states.metastoreDescription() + ": " + casProblem
+                        + ". Set hive.metastore.fencing=auto or locks.");
             }
         }
         String lockProblem = states.lockProblem(task);
         if (lockProblem != null) {
-            throw new ConnectException("hive-sink cannot fence zombie tasks on this metastore: "
-                    + (casProblem == null ? "" : casProblem + ", and ") + "its lock API fails (" + lockProblem
+            throw new ConnectException("hive-sink cannot fence zombie tasks on the "
+                    + states.metastoreDescription() + ": " + (casProblem == null ? "" : casProblem + ", and ") + "its lock API fails (" + lockProblem
                     + "). Locks need the metastore's transaction tables (a schema made by schematool); or use a "
                     + "metastore 2.3.10+ or 4.x with direct SQL on, which checks compare-and-set.");
         }

@@ -139,6 +139,11 @@ public final class StateTables {
         this.fencing = mode;
     }
 
+    /** The metastore, as its messages name it. */
+    public String metastoreDescription() {
+        return metastore.describe();
+    }
+
     /** Whether the metastore's lock API works: an exclusive lock on the task's state table, taken and released. */
     public String lockProblem(int task) {
         try {

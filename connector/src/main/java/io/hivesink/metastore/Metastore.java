@@ -57,6 +57,9 @@ public interface Metastore extends AutoCloseable {
 
     void unlock(long lockId);
 
+    /** What answers, for messages: e.g. {@code Hive metastore 3.x at thrift://host:9083}. */
+    String describe();
+
     @Override
     void close();
 }

@@ -89,6 +89,11 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
+    public synchronized String describe() {
+        return server == null ? "Hive metastore at " + urisText : server.describe();
+    }
+
+    @Override
     public synchronized boolean databaseExists(String database) {
         try {
             call("get_database", database, true, c -> c.get_database(database));

@@ -152,6 +152,11 @@ public final class InMemoryMetastore implements Metastore {
     }
 
     @Override
+    public String describe() {
+        return "in-memory metastore";
+    }
+
+    @Override
     public void close() {
     }
 }
