@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -48,6 +46,7 @@ import org.junit.jupiter.api.TestInstance;
 import io.hivesink.confluent.ConfluentFrame;
 import io.hivesink.it.hive.HiveSql;
 import io.hivesink.it.hive.HiveSqlException;
+import io.hivesink.it.python.PythonVenv;
 import io.hivesink.it.registry.RegistryStandIn;
 import io.hivesink.it.stack.EmbeddedStack;
 import io.hivesink.it.stack.SampleData;
@@ -508,55 +507,12 @@ class ConfluentInputIT {
                 topic, Long.toString(first), Long.toString(count)), Duration.ofMinutes(2));
     }
 
-    /**
-     * The Python of a virtual environment under target/ that has confluent-kafka[avro]: made and filled from PyPI
-     * the first time, reused after.
-     */
+    /** The Python of a virtual environment under target/ that has confluent-kafka[avro]. */
     private static Path pythonWithConfluentKafka() throws Exception {
-        Path python = VENV.resolve("bin").resolve("python");
-        String check = "import importlib.metadata, confluent_kafka.schema_registry.avro; "
-                + "assert importlib.metadata.version('confluent-kafka') == '" + CONFLUENT_KAFKA_VERSION + "'";
-        if (Files.isExecutable(python) && exitCode(List.of(python.toString(), "-c", check)) == 0) {
-            return python;
-        }
-        run(List.of("python3", "-m", "venv", "--clear", VENV.toString()), Duration.ofMinutes(2));
-        run(List.of(python.toString(), "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
-                "confluent-kafka[avro]==" + CONFLUENT_KAFKA_VERSION), Duration.ofMinutes(8));
-        run(List.of(python.toString(), "-c", check), Duration.ofMinutes(1));
-        return python;
+        return PythonVenv.at(VENV, List.of("confluent-kafka[avro]==" + CONFLUENT_KAFKA_VERSION)).python();
     }
 
-    private static int exitCode(List<String> command) throws Exception {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!process.waitFor(1, TimeUnit.MINUTES)) {
-            process.destroyForcibly();
-            return -1;
-        }
-        return process.exitValue();
-    }
-
-    /** Runs a command and returns its output (stdout and stderr); fails with that output if it does not exit 0. */
     private static String run(List<String> command, Duration timeout) throws Exception {
-        Path log = Files.createTempFile(Files.createDirectories(Path.of("target")), "process-", ".log");
-        try {
-            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
-            builder.environment().merge("NO_PROXY", "127.0.0.1,localhost", (a, b) -> a + "," + b);
-            builder.environment().merge("no_proxy", "127.0.0.1,localhost", (a, b) -> a + "," + b);
-            Process process = builder.start();
-            boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!exited) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-            String output = Files.readString(log);
-            if (!exited || process.exitValue() != 0) {
-                throw new AssertionError(String.join(" ", command) + (exited ? " exited " + process.exitValue()
-                        : " did not finish in " + timeout.toSeconds() + " s") + ":\n" + output);
-            }
-            return output;
-        } finally {
-            Files.deleteIfExists(log);
-        }
+        return PythonVenv.run(command, timeout);
     }
 }

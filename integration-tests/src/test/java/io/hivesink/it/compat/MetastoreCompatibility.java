@@ -56,6 +56,7 @@ abstract class MetastoreCompatibility {
     private ExecutorService pool;
     private CommitRig rig;
     private MetastoreTableReader reader;
+    private Path work;
 
     abstract MetastoreRelease release();
 
@@ -68,9 +69,24 @@ abstract class MetastoreCompatibility {
     /** What the server must say it is. */
     abstract String expectedRelease();
 
+    /**
+     * A query engine that reads through this metastore: Spark with the metastore client it pairs with this release,
+     * or Hive itself. Each call runs the statements in one session and returns each one's rows.
+     */
+    interface QueryEngine {
+        List<List<List<String>>> query(String... statements) throws Exception;
+    }
+
+    abstract QueryEngine queryEngine(String metastoreUri, Path workDir);
+
+    /** The HDFS the tables live on. */
+    String hdfsUri() {
+        return dfs.getURI().toString();
+    }
+
     @BeforeAll
     void start() throws Exception {
-        Path work = Path.of("target", "it-stack", getClass().getSimpleName()).toAbsolutePath();
+        work = Path.of("target", "it-stack", getClass().getSimpleName()).toAbsolutePath();
         EmbeddedStack.deleteRecursively(work);
         dfs = new MiniDFSCluster.Builder(new Configuration(), work.resolve("hdfs").toFile()).numDataNodes(1).build();
         metastoreProcess = MetastoreProcess.start(release(), work.resolve("metastore"), dfs.getURI().toString(),
@@ -144,6 +160,40 @@ abstract class MetastoreCompatibility {
         assertEquals(2, ledger.stream().map(r -> r.get("batch_id")).distinct().count(), "one ledger partition "
                 + "per committed batch: " + ledger);
         assertEquals(10L, ledger.stream().mapToLong(r -> (Long) r.get("record_count")).sum());
+    }
+
+    @Test
+    void aQueryEngineReadsTypesPartitionsAndTheEvolvedSchemaThroughThisMetastore() throws Exception {
+        TopicPartition tp = new TopicPartition("read.events", 0);
+        CommitRig.Task task = rig.task("read-sink", 0, FaultInjector.NONE, Fencing.AUTO);
+        task.committer().claim(List.of(tp));
+        add(task, tp, 0, 4);
+        task.commit();
+        for (long offset = 4; offset < 7; offset++) {
+            task.add(tp, offset, "b" + (offset % 3), "note-" + offset);
+        }
+        task.commit();
+
+        List<List<List<String>>> results = queryEngine(metastoreProcess.uri(), work.resolve("reader")).query(
+                "select id, bucket, note from " + DATABASE + ".read_events",
+                "show partitions " + DATABASE + ".read_events",
+                "describe " + DATABASE + ".read_events",
+                "select count(distinct batch_id), sum(record_count) from " + DATABASE + ".hive_sink_ledger "
+                        + "where connector_name = 'read-sink'");
+        assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b1/note-4", "5/b2/note-5",
+                "6/b0/note-6"), results.get(0).stream().map(r -> r.get(0) + "/" + r.get(1) + "/" + r.get(2))
+                .sorted().toList(), "old rows read through the evolved schema");
+        assertEquals(List.of("bucket=b0", "bucket=b1", "bucket=b2"),
+                results.get(1).stream().map(r -> r.get(0)).sorted().toList());
+        Map<String, String> types = new java.util.LinkedHashMap<>();
+        for (List<String> row : results.get(2)) {
+            if (row.get(0) != null && row.size() > 1 && row.get(1) != null && !row.get(0).strip().isEmpty()
+                    && !row.get(0).startsWith("#")) {
+                types.putIfAbsent(row.get(0).strip(), row.get(1).strip());
+            }
+        }
+        assertEquals(Map.of("id", "bigint", "note", "string", "bucket", "string"), types);
+        assertEquals(List.of(List.of("2", "7")), results.get(3), "the ledger: two batches, seven records");
     }
 
     @Test
