@@ -22,8 +22,11 @@ import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
@@ -46,6 +49,7 @@ import io.hivesink.metastore.ThriftMetastore;
  * back through that metastore ({@link MetastoreTableReader}). One subclass per release.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class MetastoreCompatibility {
 
     static final String DATABASE = "compat";
@@ -162,7 +166,12 @@ abstract class MetastoreCompatibility {
         assertEquals(10L, ledger.stream().mapToLong(r -> (Long) r.get("record_count")).sum());
     }
 
+    /**
+     * Last, so that the engine also reads what the other tests landed: the rolled-forward batch and the tables a
+     * zombie was refused on, each record once.
+     */
     @Test
+    @Order(Integer.MAX_VALUE)
     void aQueryEngineReadsTypesPartitionsAndTheEvolvedSchemaThroughThisMetastore() throws Exception {
         TopicPartition tp = new TopicPartition("read.events", 0);
         CommitRig.Task task = rig.task("read-sink", 0, FaultInjector.NONE, Fencing.AUTO);
@@ -179,7 +188,9 @@ abstract class MetastoreCompatibility {
                 "show partitions " + DATABASE + ".read_events",
                 "describe " + DATABASE + ".read_events",
                 "select count(distinct batch_id), sum(record_count) from " + DATABASE + ".hive_sink_ledger "
-                        + "where connector_name = 'read-sink'");
+                        + "where connector_name = 'read-sink'",
+                "select id from " + DATABASE + ".roll_events",
+                "select id from " + DATABASE + ".zombie_events");
         assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b1/note-4", "5/b2/note-5",
                 "6/b0/note-6"), results.get(0).stream().map(r -> r.get(0) + "/" + r.get(1) + "/" + r.get(2))
                 .sorted().toList(), "old rows read through the evolved schema");
@@ -194,6 +205,11 @@ abstract class MetastoreCompatibility {
         }
         assertEquals(Map.of("id", "bigint", "note", "string", "bucket", "string"), types);
         assertEquals(List.of(List.of("2", "7")), results.get(3), "the ledger: two batches, seven records");
+        assertEquals(List.of("0", "1", "2", "3", "4", "5"), sortedIds(results.get(4)),
+                "the batch rolled forward after a crash, each record once, as the engine reads it");
+        assertEquals(List.of("0", "0", "1", "1", "2", "2", "3", "3", "4", "4", "5", "6", "7", "8"),
+                sortedIds(results.get(5)), "partition 0: 0-8, partition 1: 0-4, nothing of the zombie's refused "
+                        + "batch, as the engine reads it");
     }
 
     @Test
@@ -248,6 +264,10 @@ abstract class MetastoreCompatibility {
         for (long offset = from; offset < to; offset++) {
             task.add(tp, offset, "b" + (offset % 2));
         }
+    }
+
+    private static List<String> sortedIds(List<List<String>> rows) {
+        return rows.stream().map(r -> Long.parseLong(r.get(0))).sorted().map(String::valueOf).toList();
     }
 
     private List<Long> ids(String table) {
