@@ -157,7 +157,9 @@ public final class HiveSinkConfig extends AbstractConfig {
         order = 0;
         def.define(METASTORE_URIS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new MetastoreUrisValidator(),
                 Importance.HIGH,
-                "Thrift URIs of the Hive metastore, comma-separated, for example thrift://metastore:9083.",
+                "Thrift URIs of the Hive metastore (release 2.3, 3.1 or 4.0), comma-separated, for example "
+                        + "thrift://metastore:9083. A task connects to the first that answers and, when its "
+                        + "connection breaks, to the next.",
                 GROUP_METASTORE, ++order, Width.LONG, "Metastore URIs");
         def.define(METASTORE_SSL_ENABLED, Type.BOOLEAN, false, BOOLEAN, Importance.LOW,
                 "Talk TLS to the metastore (the server has metastore.use.SSL=true).",
