@@ -5,12 +5,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Map;
 import java.util.function.ToLongFunction;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.kafka.common.TopicPartition;
 
 import io.hivesink.commit.CommitSummary;
@@ -18,12 +15,8 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Fencing;
 import io.hivesink.it.commit.CommitRig;
-import io.hivesink.fs.HadoopFileSystems;
-import io.hivesink.it.hive.MetastoreProcess;
-import io.hivesink.it.stack.EmbeddedStack;
-import io.hivesink.metastore.Metastore;
-import io.hivesink.metastore.MetastoreSettings;
-import io.hivesink.metastore.ThriftMetastore;
+import io.hivesink.it.commit.RigStack;
+import io.hivesink.it.hive.MetastoreRelease;
 
 /**
  * What the commit protocol costs on a real metastore (4.0.1 on Derby, in a child JVM) and HDFS (MiniDFSCluster):
@@ -41,23 +34,11 @@ public final class CommitCostBenchmark {
         int tables = intArg(args, "--tables", 50);
         int files = intArg(args, "--files", 10_000);
         int rounds = intArg(args, "--rounds", 7);
-        Path work = Path.of("target", "commit-cost").toAbsolutePath();
-        EmbeddedStack.deleteRecursively(work);
-        MiniDFSCluster dfs = new MiniDFSCluster.Builder(new Configuration(), work.resolve("hdfs").toFile())
-                .numDataNodes(1).build();
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try (MetastoreProcess metastoreProcess = MetastoreProcess.start(work.resolve("metastore"),
-                dfs.getURI().toString())) {
-            Configuration conf = HadoopFileSystems.configuration(""); // as the connector configures its client
-            Metastore metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()),
-                    false, "", ""));
-            CommitRig rig = new CommitRig(HadoopFileSystems.open(dfs.getURI().toString(), conf), metastore,
-                    "bench", dfs.getURI() + "/warehouse", pool);
+        try (RigStack stack = RigStack.start(Path.of("target", "commit-cost"), MetastoreRelease.HIVE_4_0,
+                Map.of())) {
+            CommitRig rig = stack.rig("bench");
             manyTables(rig, tables, rounds);
             recovery(rig, files, rounds);
-        } finally {
-            pool.shutdownNow();
-            dfs.shutdown(true);
         }
     }
 

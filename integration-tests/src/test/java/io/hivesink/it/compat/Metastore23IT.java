@@ -7,33 +7,18 @@ import io.hivesink.commit.Fencing;
 import io.hivesink.it.hive.MetastoreRelease;
 import io.hivesink.it.spark.SparkSql;
 
-/** {@link MetastoreCompatibility} on a stock Hive metastore 2.3.10 (auto-created schema): compare-and-set. */
+/**
+ * {@link MetastoreCompatibility} on a stock Hive metastore 2.3.10 (auto-created schema), which checks
+ * compare-and-set; read by Spark 4.0.1 through its built-in Hive 2.3.10 metastore client.
+ */
 class Metastore23IT extends MetastoreCompatibility {
 
-    @Override
-    MetastoreRelease release() {
-        return MetastoreRelease.HIVE_2_3;
+    Metastore23IT() {
+        super(MetastoreRelease.HIVE_2_3, Map.of(), Fencing.COMPARE_AND_SET, "2.x");
     }
 
-    @Override
-    Map<String, String> metastoreSettings() {
-        return Map.of();
-    }
-
-    @Override
-    Fencing expectedFencing() {
-        return Fencing.COMPARE_AND_SET;
-    }
-
-    @Override
-    String expectedRelease() {
-        return "2.x";
-    }
-
-    /** Spark 4.0.1 (pyspark), with its built-in Hive 2.3.10 metastore client. */
     @Override
     QueryEngine queryEngine(String metastoreUri, Path workDir) {
-        SparkSql spark = new SparkSql(metastoreUri, release(), workDir);
-        return spark::query;
+        return new SparkSql(metastoreUri, release(), workDir)::query;
     }
 }

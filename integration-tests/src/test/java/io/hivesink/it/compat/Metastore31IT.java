@@ -8,33 +8,19 @@ import io.hivesink.it.hive.MetastoreProcess;
 import io.hivesink.it.hive.MetastoreRelease;
 import io.hivesink.it.spark.SparkSql;
 
-/** {@link MetastoreCompatibility} on a stock Hive metastore 3.1.3 whose schema comes from its own Derby script: locks. */
+/**
+ * {@link MetastoreCompatibility} on a stock Hive metastore 3.1.3 whose schema, lock and transaction tables included,
+ * comes from that release's own Derby script: it ignores compare-and-set, so the connector fences with locks. Read
+ * by Spark 4.0.1 through the Hive 3.1.3 metastore client it fetches from Maven Central.
+ */
 class Metastore31IT extends MetastoreCompatibility {
 
-    @Override
-    MetastoreRelease release() {
-        return MetastoreRelease.HIVE_3_1;
+    Metastore31IT() {
+        super(MetastoreRelease.HIVE_3_1, Map.of(MetastoreProcess.FULL_SCHEMA, "true"), Fencing.LOCKS, "3.x");
     }
 
-    @Override
-    Map<String, String> metastoreSettings() {
-        return Map.of(MetastoreProcess.FULL_SCHEMA, "true");
-    }
-
-    @Override
-    Fencing expectedFencing() {
-        return Fencing.LOCKS;
-    }
-
-    @Override
-    String expectedRelease() {
-        return "3.x";
-    }
-
-    /** Spark 4.0.1 (pyspark), with the Hive 3.1.3 metastore client it fetches from Maven Central. */
     @Override
     QueryEngine queryEngine(String metastoreUri, Path workDir) {
-        SparkSql spark = new SparkSql(metastoreUri, release(), workDir);
-        return spark::query;
+        return new SparkSql(metastoreUri, release(), workDir)::query;
     }
 }

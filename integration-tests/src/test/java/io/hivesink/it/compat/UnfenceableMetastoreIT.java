@@ -4,13 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,13 +14,9 @@ import org.junit.jupiter.api.TestInstance;
 
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
-import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.it.commit.CommitRig;
-import io.hivesink.it.hive.MetastoreProcess;
+import io.hivesink.it.commit.RigStack;
 import io.hivesink.it.hive.MetastoreRelease;
-import io.hivesink.it.stack.EmbeddedStack;
-import io.hivesink.metastore.MetastoreSettings;
-import io.hivesink.metastore.ThriftMetastore;
 
 /**
  * A metastore the connector cannot fence on: a stock 3.1.3 (which ignores compare-and-set) whose schema DataNucleus
@@ -34,38 +25,20 @@ import io.hivesink.metastore.ThriftMetastore;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class UnfenceableMetastoreIT {
 
-    private MiniDFSCluster dfs;
-    private MetastoreProcess metastoreProcess;
-    private ThriftMetastore metastore;
-    private ExecutorService pool;
+    private RigStack stack;
     private CommitRig rig;
 
     @BeforeAll
     void start() throws Exception {
-        Path work = Path.of("target", "it-stack", "UnfenceableMetastoreIT").toAbsolutePath();
-        EmbeddedStack.deleteRecursively(work);
-        dfs = new MiniDFSCluster.Builder(new Configuration(), work.resolve("hdfs").toFile()).numDataNodes(1).build();
-        metastoreProcess = MetastoreProcess.start(MetastoreRelease.HIVE_3_1, work.resolve("metastore"),
-                dfs.getURI().toString(), Map.of(), MetastoreProcess.DEFAULT_START_TIMEOUT);
-        metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(metastoreProcess.uri()), false, "", ""));
-        pool = Executors.newFixedThreadPool(2);
-        rig = new CommitRig(HadoopFileSystems.open(dfs.getURI().toString(), HadoopFileSystems.configuration("")),
-                metastore, "unfenced", dfs.getURI() + "/warehouse", pool);
+        stack = RigStack.start(Path.of("target", "it-stack", "UnfenceableMetastoreIT"), MetastoreRelease.HIVE_3_1,
+                Map.of());
+        rig = stack.rig("unfenced");
     }
 
     @AfterAll
     void stop() {
-        if (metastore != null) {
-            metastore.close();
-        }
-        if (metastoreProcess != null) {
-            metastoreProcess.close();
-        }
-        if (pool != null) {
-            pool.shutdownNow();
-        }
-        if (dfs != null) {
-            dfs.shutdown(true);
+        if (stack != null) {
+            stack.close();
         }
     }
 
@@ -75,7 +48,7 @@ class UnfenceableMetastoreIT {
                 () -> rig.task("auto-sink", 0, FaultInjector.NONE, Fencing.AUTO));
         String message = e.getMessage();
         assertTrue(message.startsWith("hive-sink cannot fence zombie tasks on the Hive metastore 3.x at "
-                + metastoreProcess.uri() + " "), message);
+                + stack.metastoreProcess().uri() + " "), message);
         assertTrue(message.contains("it accepts alter_table with an expected parameter value but does not check it"),
                 message);
         assertTrue(message.contains("and its lock API fails (Metastore call lock unfenced."), message);
@@ -88,7 +61,7 @@ class UnfenceableMetastoreIT {
         ConnectException e = assertThrows(ConnectException.class,
                 () -> rig.task("cas-sink", 0, FaultInjector.NONE, Fencing.COMPARE_AND_SET));
         assertTrue(e.getMessage().startsWith("hive-sink cannot fence zombie tasks by compare-and-set on the Hive "
-                + "metastore 3.x at " + metastoreProcess.uri()), e.getMessage());
+                + "metastore 3.x at " + stack.metastoreProcess().uri()), e.getMessage());
         assertTrue(e.getMessage().endsWith("Set hive.metastore.fencing=auto or locks."), e.getMessage());
     }
 }
