@@ -129,9 +129,10 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
         String lockProblem = states.lockProblem(task);
         if (lockProblem != null) {
             throw new ConnectException("hive-sink cannot fence zombie tasks on the "
-                    + states.metastoreDescription() + ": " + (casProblem == null ? "" : casProblem + ", and ") + "its lock API fails (" + lockProblem
-                    + "). Locks need the metastore's transaction tables (a schema made by schematool); or use a "
-                    + "metastore 2.3.10+ or 4.x with direct SQL on, which checks compare-and-set.");
+                    + states.metastoreDescription() + ": " + (casProblem == null ? "" : casProblem + ", and ")
+                    + "its lock API fails (" + lockProblem + "). Locks need the metastore's transaction tables (a "
+                    + "schema made by schematool); or use a metastore 2.3.10+ or 4.x with direct SQL on, which "
+                    + "checks compare-and-set.");
         }
         log.info("Task {} of {} fences by metastore locks{}", task, connector,
                 casProblem == null ? "" : ": compare-and-set cannot be used, " + casProblem);

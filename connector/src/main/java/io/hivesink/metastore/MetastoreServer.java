@@ -31,7 +31,7 @@ public record MetastoreServer(String uri, String reportedVersion, String release
         }
     }
 
-    /** For the log: {@code Hive metastore 3.x at thrift://host:9083 (getVersion says 3.0; serves catalogs)}. */
+    /** For the log: {@code Hive metastore 4.0.1 at thrift://host:9083}, with how 2.x and 3.x were told apart. */
     public String describe() {
         String how = switch (release) {
             case "3.x" -> " (getVersion says " + reportedVersion + "; serves the catalog API, new in Hive 3)";

@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.net.ssl.SSLContext;
+
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.thrift.ProcessFunction;
 import org.apache.thrift.TBase;
@@ -41,7 +43,12 @@ final class FakeThriftMetastore implements AutoCloseable {
     private final ThreadLocal<Integer> connectionGeneration = new ThreadLocal<>();
 
     FakeThriftMetastore(Map<String, Answer> answers) throws IOException {
-        this.server = new ServerSocket(0);
+        this(answers, null);
+    }
+
+    /** As above; with a TLS context, over TLS (as a metastore with {@code metastore.use.SSL=true}). */
+    FakeThriftMetastore(Map<String, Answer> answers, SSLContext tls) throws IOException {
+        this.server = tls == null ? new ServerSocket(0) : tls.getServerSocketFactory().createServerSocket(0);
         ThriftHiveMetastore.Iface handler = (ThriftHiveMetastore.Iface) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {ThriftHiveMetastore.Iface.class},
                 (proxy, method, args) -> {

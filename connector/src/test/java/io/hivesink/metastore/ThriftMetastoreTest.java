@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,7 @@ import org.apache.hadoop.hive.metastore.api.GetTableResult;
 import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The client's handling of what differs between metastore releases and of broken connections, against a fake
@@ -134,5 +136,27 @@ class ThriftMetastoreTest {
                 org.apache.kafka.connect.errors.ConnectException.class, () -> connect("localhost:9083"));
         assertEquals("Invalid Hive metastore URI 'localhost:9083' in hive.metastore.uris: expected "
                 + "thrift://host:port.", e.getMessage());
+    }
+
+    @Test
+    void talksTlsWithTheConfiguredTrustStoreAndRefusesAServerItDoesNotTrust(@TempDir Path dir) throws Exception {
+        TlsFiles trusted = TlsFiles.create(dir, "metastore");
+        TlsFiles stranger = TlsFiles.create(dir, "stranger");
+        try (FakeThriftMetastore server = new FakeThriftMetastore(base("4.0.1"), trusted.serverContext());
+                FakeThriftMetastore impostor = new FakeThriftMetastore(base("4.0.1"), stranger.serverContext())) {
+            MetastoreSettings tls = new MetastoreSettings(List.of(server.uri()), true, trusted.trustStore().toString(),
+                    trusted.trustStorePassword());
+            try (ThriftMetastore client = ThriftMetastore.connect(tls)) {
+                assertEquals("4.0.1", client.server().release());
+                assertTrue(client.databaseExists("sales"));
+            }
+            MetastoreSettings wrongServer = new MetastoreSettings(List.of(impostor.uri()), true,
+                    trusted.trustStore().toString(), trusted.trustStorePassword());
+            MetastoreException e = assertThrows(MetastoreException.class, () -> ThriftMetastore.connect(wrongServer));
+            assertTrue(e.getMessage().startsWith("Cannot connect to the Hive metastore at " + impostor.uri()),
+                    e.getMessage());
+            assertEquals(0, impostor.counter("set_ugi").get(),
+                    "nothing was sent to a server the client does not trust");
+        }
     }
 }
