@@ -12,7 +12,6 @@ import org.apache.thrift.TException;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.transport.TSSLTransportFactory;
 import org.apache.thrift.transport.TSocket;
-import org.apache.thrift.transport.TTransport;
 
 /**
  * One open connection to one metastore server: a socket (TLS if configured), Thrift's binary protocol, and the
@@ -32,13 +31,13 @@ final class ThriftConnection implements AutoCloseable {
     private static final int MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
 
     private final URI uri;
-    private final TTransport transport;
+    private final TSocket socket;
     private final ThriftHiveMetastore.Client client;
 
-    private ThriftConnection(URI uri, TTransport transport) {
+    private ThriftConnection(URI uri, TSocket socket) {
         this.uri = uri;
-        this.transport = transport;
-        this.client = new ThriftHiveMetastore.Client(new TBinaryProtocol(transport));
+        this.socket = socket;
+        this.client = new ThriftHiveMetastore.Client(new TBinaryProtocol(socket));
     }
 
     /** Connects to {@code thrift://host:port} and announces the user. */
@@ -89,8 +88,16 @@ final class ThriftConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the socket itself: Thrift's own close first flushes its streams, which on a broken or refused TLS
+     * connection logs a warning with a stack trace for a connection that is gone anyway.
+     */
     @Override
     public void close() {
-        transport.close();
+        try {
+            socket.getSocket().close();
+        } catch (IOException e) {
+            // already closed
+        }
     }
 }
