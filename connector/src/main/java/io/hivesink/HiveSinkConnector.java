@@ -16,8 +16,6 @@ import io.hivesink.config.HiveSinkConfig;
 /** Lands Kafka topics in Hive tables: Avro files on a Hadoop FileSystem, registered in the Hive metastore. */
 public class HiveSinkConnector extends SinkConnector {
 
-    public static final String TASK_ID = "hive-sink.task.id";
-
     private Map<String, String> props;
 
     @Override
@@ -41,7 +39,7 @@ public class HiveSinkConnector extends SinkConnector {
         List<Map<String, String>> configs = new ArrayList<>(maxTasks);
         for (int i = 0; i < maxTasks; i++) {
             Map<String, String> task = new HashMap<>(props);
-            task.put(TASK_ID, Integer.toString(i));
+            task.put(HiveSinkConfig.TASK_ID, Integer.toString(i));
             configs.add(task);
         }
         return configs;

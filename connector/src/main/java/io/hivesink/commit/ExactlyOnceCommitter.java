@@ -66,14 +66,13 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
     private final int task;
     private final String instance;
     private final LongSupplier clock;
-    private final AutoCloseable resources;
     private final BatchFinisher finisher;
     private StateTables.Stored mine;
 
     public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, ContainerFileWriter writer, Ledger ledger,
             StateTables states, FaultInjector faults, String connector, int task, String instance,
-            LongSupplier clock, AutoCloseable resources) {
-        this(tables, staging, table -> writer, ledger, states, faults, connector, task, instance, clock, resources);
+            LongSupplier clock) {
+        this(tables, staging, table -> writer, ledger, states, faults, connector, task, instance, clock);
     }
 
     /**
@@ -81,7 +80,7 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
      */
     public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, Function<String, ContainerFileWriter> writers,
             Ledger ledger, StateTables states, FaultInjector faults, String connector, int task, String instance,
-            LongSupplier clock, AutoCloseable resources) {
+            LongSupplier clock) {
         this.tables = tables;
         this.staging = staging;
         this.writers = writers;
@@ -92,7 +91,6 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
         this.task = task;
         this.instance = instance;
         this.clock = clock;
-        this.resources = resources;
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
     }
 
@@ -408,14 +406,5 @@ public final class ExactlyOnceCommitter implements BatchCommitter {
 
     private static long ms(long nanos) {
         return nanos / 1_000_000;
-    }
-
-    @Override
-    public void close() {
-        try {
-            resources.close();
-        } catch (Exception e) {
-            log.warn("Closing the commit resources failed", e);
-        }
     }
 }

@@ -22,6 +22,9 @@ import org.apache.kafka.common.config.types.Password;
  */
 public final class HiveSinkConfig extends AbstractConfig {
 
+    /** Set by the connector in each task's configuration (not a user setting): which task this is. */
+    public static final String TASK_ID = "hive-sink.task.id";
+
     public static final String GROUP_STORAGE = "Storage";
     public static final String GROUP_METASTORE = "Hive metastore";
     public static final String GROUP_INPUT = "Input";

@@ -1,4 +1,4 @@
-package io.hivesink;
+package io.hivesink.task;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

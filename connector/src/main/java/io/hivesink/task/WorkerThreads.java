@@ -1,4 +1,4 @@
-package io.hivesink;
+package io.hivesink.task;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -394,7 +394,7 @@ class ExactlyOnceCommitterTest {
                     new ParallelContainerWriter(ForkJoinPool.commonPool(), 2, "deflate", -1, 1024),
                     new Ledger(tables, metastore, "hive_sink_ledger"),
                     new StateTables(metastore, "db", "conn", "conn", staging + "/state", instance), faults, "conn",
-                    taskId, instance, () -> 1_700_000_000_000L, () -> { });
+                    taskId, instance, () -> 1_700_000_000_000L);
         }
 
         /** Records of offsets [from, to) of each partition, interleaved, kinds a and b alternating. */

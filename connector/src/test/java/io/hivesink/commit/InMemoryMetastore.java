@@ -26,7 +26,7 @@ public final class InMemoryMetastore implements Metastore {
     public final Map<String, Map<String, Partition>> partitions = new HashMap<>();
     final List<String> databases = new ArrayList<>();
     int addPartitionCalls;
-    boolean failNextAddPartitions;
+    public boolean failNextAddPartitions;
     boolean ignoreCompareAndSet;
     boolean locksWork = true;
     int failingTableListings;

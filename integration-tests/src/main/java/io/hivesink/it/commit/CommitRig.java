@@ -56,7 +56,7 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
                 new ParallelContainerWriter(pool, 2, "snappy", -1, 1 << 20),
                 new Ledger(tables, metastore, "hive_sink_ledger"),
                 new StateTables(metastore, database, connector, connector.replace('-', '_'), staging + "/state",
-                        instance), faults, connector, taskId, instance, System::currentTimeMillis, () -> { });
+                        instance), faults, connector, taskId, instance, System::currentTimeMillis);
         Fencing active = committer.start(fencing);
         return new Task(buffer, committer, active);
     }

@@ -1,0 +1,188 @@
+package io.hivesink.task;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.FlushPolicy;
+import io.hivesink.batch.TableLayouts;
+import io.hivesink.commit.ExactlyOnceCommitter;
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.Fencing;
+import io.hivesink.commit.Ledger;
+import io.hivesink.commit.StateTables;
+import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.TableSettings;
+import io.hivesink.confluent.ConfluentAvroInput;
+import io.hivesink.confluent.SchemaRegistryClient;
+import io.hivesink.fs.HadoopFileSystems;
+import io.hivesink.fs.StagingArea;
+import io.hivesink.input.ConnectInput;
+import io.hivesink.input.RecordInput;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreSettings;
+import io.hivesink.metastore.TableOptions;
+import io.hivesink.route.Partitioners;
+import io.hivesink.route.TableRouter;
+
+/**
+ * Everything one run of a task is made of, built from its configuration in one place, and closed in one place:
+ * the FileSystem, the metastore client, the encoding pool and the file writers on it, the committer (started, so
+ * fencing is settled) and the batch cycle that drives them. The task itself only follows Connect's lifecycle.
+ */
+public final class TaskAssembly implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(TaskAssembly.class);
+
+    private final FileSystem fs;
+    private final Metastore metastore;
+    private final ExecutorService workers;
+    private final TableWriters writers;
+    private final BatchCycle cycle;
+
+    private TaskAssembly(FileSystem fs, Metastore metastore, ExecutorService workers, TableWriters writers,
+            BatchCycle cycle) {
+        this.fs = fs;
+        this.metastore = metastore;
+        this.workers = workers;
+        this.writers = writers;
+        this.cycle = cycle;
+    }
+
+    /**
+     * Builds a task from its properties, connects and starts it; what was built so far is closed if a part fails.
+     *
+     * @param context the task's context, for its errant-record reporter (if the connector has one)
+     */
+    public static TaskAssembly build(Map<String, String> props, MetastoreFactory metastores, LongSupplier clock,
+            SinkTaskContext context) {
+        ErrantRecordReporter reporter = RejectedRecords.reporterOf(context);
+        HiveSinkConfig config = HiveSinkConfig.parse(props);
+        String connectorName = props.getOrDefault("name", "hive-sink");
+        int taskId = Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0"));
+        String connectorTableName = TableRouter.hiveSafeName(connectorName);
+        // Unique per task run: batch ids (and so file names) never collide with an earlier run's, and a zombie
+        // run of this task is told apart from the live one.
+        String instance = connectorTableName + "-t" + taskId + "-" + Long.toString(clock.getAsLong(), 36) + "-"
+                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+
+        Configuration hadoopConf = HadoopFileSystems.configuration(config.hadoopConfDir());
+        FileSystem fs = HadoopFileSystems.open(config.fsUrl(), hadoopConf);
+        Metastore metastore = null;
+        ExecutorService workers = null;
+        TableWriters writers = null;
+        try {
+            String warehouseUri = fs.makeQualified(new Path(config.warehouseDir())).toString();
+            Path connectorStaging = new Path(fs.makeQualified(new Path(config.stagingDir())), connectorTableName);
+            StagingArea staging = new StagingArea(fs, new Path(connectorStaging, "task-" + taskId));
+
+            metastore = metastores.connect(new MetastoreSettings(config.metastoreUris(),
+                    config.metastoreSslEnabled(), config.metastoreTruststorePath(),
+                    config.metastoreTruststorePassword().value()));
+            TableSettings tableSettings = TableSettings.of(props);
+            HiveTables tables = new HiveTables(metastore, config.database(), warehouseUri,
+                    table -> tableOptions(fs, tableSettings, table));
+            int threads = config.writerThreads();
+            workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
+            writers = new TableWriters(tableSettings, workers, threads, config.syncIntervalBytes());
+            StateTables states = new StateTables(metastore, config.database(), connectorName, connectorTableName,
+                    new Path(connectorStaging, "state").toString(), instance);
+            ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
+                    new Ledger(tables, metastore, config.ledgerTable()), states, FaultInjector.fromEnvironment(),
+                    connectorName, taskId, instance, clock);
+            Fencing fencing = committer.start(Fencing.fromConfig(config.fencing()));
+            log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
+                    fencing == Fencing.LOCKS ? "locks" : "compare-and-set", HiveSinkConfig.METASTORE_FENCING,
+                    config.fencing());
+
+            Partitioners.create(config.partitioners(), props); // a bad partitioner class fails the start, not a batch
+            TableLayouts layouts = new TableLayouts(config.database(),
+                    table -> Partitioners.create(tableSettings.configFor(table).partitioners(),
+                            tableSettings.settingsFor(table)),
+                    (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
+            BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(config), layouts,
+                    instance, workers, 2 * threads + 2, reporter != null);
+            BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer,
+                    reporter == null ? null : new RejectedRecords(reporter), clock);
+            log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
+                    connectorName, instance, config.database(), warehouseUri, config.database(),
+                    config.ledgerTable(), config.metastoreUris());
+            return new TaskAssembly(fs, metastore, workers, writers, cycle);
+        } catch (RuntimeException | Error e) {
+            new TaskAssembly(fs, metastore, workers, writers, null).close();
+            throw e;
+        }
+    }
+
+    private static RecordInput recordInput(HiveSinkConfig config) {
+        if (!config.confluentAvroInput()) {
+            return ConnectInput.INSTANCE;
+        }
+        SchemaRegistryClient registry = new SchemaRegistryClient(new SchemaRegistryClient.Settings(
+                config.schemaRegistryUrls(), config.schemaRegistryBasicAuth(),
+                config.schemaRegistryTruststoreLocation(), config.schemaRegistryTruststorePassword(),
+                config.schemaRegistryRequestTimeout(), config.schemaRegistryRetryAttempts(),
+                config.schemaRegistryRetryBackoff(), config.schemaRegistryRetryBackoffMax()));
+        log.info("Values are Avro framed by Confluent's serializer, passed through as they are; schemas from {}",
+                config.schemaRegistryUrls());
+        return new ConfluentAvroInput(registry::schemaById, config.routeField());
+    }
+
+    private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {
+        Map<String, Long> tableLimits = new HashMap<>();
+        for (String table : tableSettings.tablesSetting(HiveSinkConfig.BATCH_MAX_RECORDS)) {
+            tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
+        }
+        return new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs(),
+                tableLimits);
+    }
+
+    private static TableOptions tableOptions(FileSystem fs, TableSettings settings, String table) {
+        HiveSinkConfig tableConfig = settings.configFor(table);
+        String location = settings.location(table);
+        return new TableOptions(location == null ? null : fs.makeQualified(new Path(location)).toString(),
+                tableConfig.tableProperties(), tableConfig.schemaEvolution());
+    }
+
+    /** Drives the task's batches. */
+    public BatchCycle cycle() {
+        return cycle;
+    }
+
+    /** Closes the metastore client, the writers, the pool and the FileSystem, each even if another fails. */
+    @Override
+    public void close() {
+        if (metastore != null) {
+            try {
+                metastore.close();
+            } catch (RuntimeException e) {
+                log.warn("Closing the metastore client failed", e);
+            }
+        }
+        if (writers != null) {
+            writers.close();
+        }
+        if (workers != null) {
+            workers.shutdownNow();
+        }
+        try {
+            fs.close();
+        } catch (IOException e) {
+            log.warn("Closing the FileSystem failed", e);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.hivesink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.hivesink.commit.InMemoryMetastore;
+import io.hivesink.commit.TaskFencedException;
+
+/**
+ * The task's lifecycle against an in-memory metastore and the local FileSystem: what it reports to Kafka, how it
+ * retries a failed commit, how it stops when fenced, and what it rewinds when partitions close mid-batch. The same
+ * lifecycle runs in real Connect workers in the integration tests.
+ */
+class HiveSinkTaskTest {
+
+    static final Schema EVENT = SchemaBuilder.struct().name("Event").field("id", Schema.INT64_SCHEMA).build();
+    static final TopicPartition P0 = new TopicPartition("events", 0);
+    static final TopicPartition P1 = new TopicPartition("events", 1);
+
+    @TempDir
+    Path dir;
+    private final InMemoryMetastore metastore = new InMemoryMetastore();
+    private final List<HiveSinkTask> started = new ArrayList<>();
+
+    @AfterEach
+    void stopTasks() {
+        started.forEach(HiveSinkTask::stop);
+    }
+
+    /** A started task of the connector, as Connect would start it, with {@code batch.max.records=2}. */
+    private HiveSinkTask start(int taskId, RecordingContext context) {
+        return start(taskId, context, 2);
+    }
+
+    private HiveSinkTask start(int taskId, RecordingContext context, int batchMaxRecords) {
+        Map<String, String> props = new HashMap<>();
+        props.put("name", "task-test");
+        props.put("topics", P0.topic());
+        props.put("fs.url", dir.toUri().toString());
+        props.put("warehouse.dir", dir.resolve("warehouse").toString());
+        props.put("hive.metastore.uris", "thrift://metastore.invalid:9083");
+        props.put("hive.database", "sink");
+        props.put("batch.max.records", Integer.toString(batchMaxRecords));
+        props.put("writer.threads", "1");
+        props.put("hive-sink.task.id", Integer.toString(taskId));
+        HiveSinkTask task = new HiveSinkTask(settings -> metastore, System::currentTimeMillis);
+        task.initialize(context);
+        task.start(props);
+        started.add(task);
+        return task;
+    }
+
+    private static List<SinkRecord> records(TopicPartition tp, long from, long to) {
+        List<SinkRecord> records = new ArrayList<>();
+        for (long offset = from; offset < to; offset++) {
+            records.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
+                    new Struct(EVENT).put("id", offset), offset));
+        }
+        return records;
+    }
+
+    @Test
+    void reportsToKafkaOnlyWhatIsCommittedInTheMetastore() throws IOException {
+        HiveSinkTask task = start(0, new RecordingContext());
+        task.open(List.of(P0));
+        task.put(records(P0, 0, 3)); // two records make a batch; the third waits in the next
+        assertEquals(Map.of(P0, new OffsetAndMetadata(3)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
+                "the offset commit closes and commits the open batch first");
+        assertEquals(List.of(0L, 1L, 2L), landedIds());
+    }
+
+    @Test
+    void aBatchWhoseCommitFailedIsCommittedBeforeAnythingElseAndLandsOnce() throws IOException {
+        HiveSinkTask task = start(0, new RecordingContext());
+        task.open(List.of(P0));
+        metastore.failNextAddPartitions = true;
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        task.put(records(P0, 0, 2)); // Connect hands the same records again after a retriable error
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
+        assertEquals(List.of(0L, 1L), landedIds());
+    }
+
+    @Test
+    void aFencedTaskStopsAndNeverCommitsAgain() throws IOException {
+        HiveSinkTask zombie = start(0, new RecordingContext());
+        zombie.open(List.of(P0));
+        zombie.put(records(P0, 0, 1));
+        HiveSinkTask owner = start(1, new RecordingContext());
+        owner.open(List.of(P0));
+
+        assertThrows(TaskFencedException.class, () -> zombie.put(records(P0, 1, 2)));
+        assertEquals(Map.of(), zombie.preCommit(Map.of(P0, new OffsetAndMetadata(2))),
+                "a stopped task reports nothing and does not try its batch again");
+        owner.put(records(P0, 0, 2));
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), owner.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
+        assertEquals(List.of(0L, 1L), landedIds());
+    }
+
+    @Test
+    void closingPartitionsMidBatchDropsTheBatchAndRewindsThePartitionsThatStay() throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context, 10);
+        task.open(List.of(P0, P1));
+        task.put(records(P0, 5, 6));
+        task.put(records(P1, 7, 8));
+        task.close(List.of(P1));
+        assertEquals(List.of(Map.of(P0, 5L)), context.rewinds, "P0 stays assigned: it is read again from 5");
+        assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(6))), "nothing was committed");
+        assertEquals(List.of(), landedIds());
+    }
+
+    /** The ids in every data file of the table, read with Avro's own reader. */
+    private List<Long> landedIds() throws IOException {
+        Path table = dir.resolve("warehouse").resolve("sink.db").resolve("events");
+        List<Long> ids = new ArrayList<>();
+        if (!Files.isDirectory(table)) {
+            return ids;
+        }
+        try (Stream<Path> files = Files.walk(table)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".avro")).toList()) {
+                try (DataFileReader<GenericRecord> reader = new DataFileReader<>(new File(file.toString()),
+                        new GenericDatumReader<>())) {
+                    reader.forEach(r -> ids.add((Long) r.get("id")));
+                }
+            }
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    /** What the task asks of Connect: only its rewinds are recorded. */
+    static final class RecordingContext implements SinkTaskContext {
+        final List<Map<TopicPartition, Long>> rewinds = new ArrayList<>();
+
+        @Override
+        public Map<String, String> configs() {
+            return Map.of();
+        }
+
+        @Override
+        public void offset(Map<TopicPartition, Long> offsets) {
+            rewinds.add(Map.copyOf(offsets));
+        }
+
+        @Override
+        public void offset(TopicPartition tp, long offset) {
+            rewinds.add(Map.of(tp, offset));
+        }
+
+        @Override
+        public void timeout(long timeoutMs) {
+        }
+
+        @Override
+        public Set<TopicPartition> assignment() {
+            return Set.of();
+        }
+
+        @Override
+        public void pause(TopicPartition... partitions) {
+        }
+
+        @Override
+        public void resume(TopicPartition... partitions) {
+        }
+
+        @Override
+        public void requestCommit() {
+        }
+    }
+}
