@@ -164,6 +164,7 @@ public final class Ledger {
                 .sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
                 .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t" + e.getValue()));
         ParameterLines.put(params, NEXT_OFFSETS, lines);
+        DurableFormat.LEDGER_MARKER.stamp(params);
         partition.setParameters(params);
         metastore.addPartitions(List.of(partition));
     }
@@ -174,8 +175,12 @@ public final class Ledger {
     }
 
     static Map<TopicPartition, Long> markedOffsetsOf(Partition marker) {
+        Map<String, String> params = marker.getParameters() == null ? Map.of() : marker.getParameters();
+        DurableFormat.LEDGER_MARKER.check(params.get(DurableFormat.LEDGER_MARKER.key()), "of batch "
+                + String.join("/", marker.getValues()) + " in table " + marker.getDbName() + "."
+                + marker.getTableName());
         Map<TopicPartition, Long> offsets = new HashMap<>();
-        for (String line : ParameterLines.get(marker.getParameters(), NEXT_OFFSETS)) {
+        for (String line : ParameterLines.get(params, NEXT_OFFSETS)) {
             String[] f = line.split("\t");
             offsets.put(new TopicPartition(f[0], Integer.parseInt(f[1])), Long.parseLong(f[2]));
         }

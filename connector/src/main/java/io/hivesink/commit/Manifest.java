@@ -75,6 +75,7 @@ public record Manifest(String batchId, List<StagedFile> files, StagedFile ledger
         record.put("next_offsets", offsets);
         try (FSDataOutputStream out = fs.create(path, true);
                 DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(SCHEMA))) {
+            writer.setMeta(DurableFormat.MANIFEST.key(), Integer.toString(DurableFormat.CURRENT));
             writer.create(SCHEMA, out);
             writer.append(record);
             writer.flush();
@@ -85,6 +86,7 @@ public record Manifest(String batchId, List<StagedFile> files, StagedFile ledger
     public static Manifest read(FileSystem fs, Path path) throws IOException {
         try (InputStream in = fs.open(path);
                 DataFileStream<GenericRecord> reader = new DataFileStream<>(in, new GenericDatumReader<>(SCHEMA))) {
+            DurableFormat.MANIFEST.check(reader.getMetaString(DurableFormat.MANIFEST.key()), path.toString());
             GenericRecord record = reader.next();
             List<StagedFile> files = new ArrayList<>();
             for (Object file : (List<?>) record.get("files")) {

@@ -234,6 +234,8 @@ public final class StateTables {
 
     static Stored decode(int task, Table table) {
         Map<String, String> params = table.getParameters() == null ? Map.of() : table.getParameters();
+        DurableFormat.TASK_STATE.check(params.get(DurableFormat.TASK_STATE.key()), "of task " + task + " in table "
+                + table.getDbName() + "." + table.getTableName());
         Map<TopicPartition, TaskState.PartitionState> partitions = new HashMap<>();
         for (String line : ParameterLines.get(params, OFFSETS)) {
             String[] f = line.split("\t");
@@ -257,6 +259,7 @@ public final class StateTables {
                 .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t"
                         + e.getValue().nextOffset() + "\t" + (e.getValue().owned() ? "owned" : "released")));
         ParameterLines.put(params, OFFSETS, lines);
+        DurableFormat.TASK_STATE.stamp(params);
         putOrRemove(params, OWNER, state.owner());
         putOrRemove(params, LAST_BATCH, state.lastBatch());
         putOrRemove(params, INTENT, state.intent() == null ? null

@@ -1,0 +1,104 @@
+package io.hivesink.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.avro.file.DataFileWriter;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every durable format carries its version; one written before versions existed still reads; one in a version this
+ * release does not know is refused with a message that says what and why, never misread.
+ */
+class DurableFormatTest {
+
+    @TempDir
+    java.nio.file.Path dir;
+
+    private static final TopicPartition TP = new TopicPartition("events", 2);
+
+    @Test
+    void aManifestCarriesItsVersionAndAnUnknownOneIsRefused() throws IOException {
+        FileSystem fs = FileSystem.getLocal(new Configuration());
+        Path path = new Path(dir.resolve("_manifest.avro").toString());
+        Manifest manifest = new Manifest("b-1", List.of(), new Manifest.StagedFile("hive_sink_ledger",
+                List.of("b-1"), new Path("/staged/ledger.avro"), new Path("/ledger/batch_id=b-1/ledger.avro")),
+                Map.of(TP, 10L));
+        manifest.write(fs, path);
+        assertEquals(manifest, Manifest.read(fs, path));
+
+        Path newer = new Path(dir.resolve("_newer.avro").toString());
+        try (FSDataOutputStream out = fs.create(newer, true);
+                DataFileWriter<GenericRecord> writer = new DataFileWriter<>(
+                        new GenericDatumWriter<>(Manifest.SCHEMA))) {
+            writer.setMeta(DurableFormat.MANIFEST.key(), "2");
+            writer.create(Manifest.SCHEMA, out);
+        }
+        ConnectException e = assertThrows(ConnectException.class, () -> Manifest.read(fs, newer));
+        assertEquals("The manifest " + newer + " is in format version 2 (hive-sink.manifest.format), which this "
+                + "hive-sink release does not read: it reads version 1 only. A newer hive-sink release wrote it; run "
+                + "that release (or a newer one) again. hive-sink cannot go back to an older release while the "
+                + "metastore holds state in a newer format.", e.getMessage());
+    }
+
+    @Test
+    void aTaskStateCarriesItsVersionAndAnUnknownOneIsRefused() {
+        Map<String, String> params = new HashMap<>();
+        StateTables.encode(TaskState.EMPTY.claimed("conn-t3-x", List.of(TP), Map.of(TP, 7L)), params);
+        assertEquals("1", params.get("hive-sink.state.format"));
+
+        Map<String, String> unversioned = new HashMap<>(params);
+        unversioned.remove("hive-sink.state.format");
+        assertEquals(Map.of(TP, new TaskState.PartitionState(7L, true)),
+                StateTables.decode(3, table(unversioned)).state().partitions(), "written before versions: read");
+
+        params.put("hive-sink.state.format", "2");
+        ConnectException e = assertThrows(ConnectException.class, () -> StateTables.decode(3, table(params)));
+        assertEquals("The task state of task 3 in table shop.hive_sink_state_conn_3 is in format version 2 "
+                + "(hive-sink.state.format), which this hive-sink release does not read: it reads version 1 only. "
+                + "A newer hive-sink release wrote it; run that release (or a newer one) again. hive-sink cannot go "
+                + "back to an older release while the metastore holds state in a newer format.", e.getMessage());
+    }
+
+    @Test
+    void aLedgerMarkerCarriesItsVersionAndAnUnknownOneIsRefused() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Ledger ledger = new Ledger(new io.hivesink.metastore.HiveTables(metastore, "shop", "file:/warehouse"),
+                metastore, "hive_sink_ledger");
+        ledger.mark("b-9", Map.of(TP, 42L));
+        Partition marker = metastore.getPartition("shop", "hive_sink_ledger", List.of("b-9")).orElseThrow();
+        assertEquals("1", marker.getParameters().get("hive-sink.ledger.format"));
+        assertEquals(Map.of(TP, 42L), Ledger.markedOffsetsOf(marker));
+
+        marker.getParameters().put("hive-sink.ledger.format", "7");
+        ConnectException e = assertThrows(ConnectException.class, () -> Ledger.markedOffsetsOf(marker));
+        assertEquals("The ledger marker of batch b-9 in table shop.hive_sink_ledger is in format version 7 "
+                + "(hive-sink.ledger.format), which this hive-sink release does not read: it reads version 1 only. "
+                + "A newer hive-sink release wrote it; run that release (or a newer one) again. hive-sink cannot go "
+                + "back to an older release while the metastore holds state in a newer format.", e.getMessage());
+    }
+
+    private static Table table(Map<String, String> params) {
+        Table table = new Table();
+        table.setDbName("shop");
+        table.setTableName("hive_sink_state_conn_3");
+        table.setParameters(params);
+        return table;
+    }
+}
