@@ -24,6 +24,7 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.Ledger;
 import io.hivesink.commit.StateTables;
+import io.hivesink.commit.TaskRun;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.TableSettings;
 import io.hivesink.confluent.ConfluentAvroInput;
@@ -103,7 +104,7 @@ public final class TaskAssembly implements AutoCloseable {
                     new Path(connectorStaging, "state").toString(), instance);
             ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
                     new Ledger(tables, metastore, config.ledgerTable()), states, FaultInjector.fromEnvironment(),
-                    connectorName, taskId, instance, clock);
+                    new TaskRun(connectorName, taskId, instance), clock);
             Fencing fencing = committer.start(Fencing.fromConfig(config.fencing()));
             log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", HiveSinkConfig.METASTORE_FENCING,

@@ -20,6 +20,7 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.Ledger;
 import io.hivesink.commit.StateTables;
+import io.hivesink.commit.TaskRun;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
@@ -56,7 +57,7 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
                 new ParallelContainerWriter(pool, 2, "snappy", -1, 1 << 20),
                 new Ledger(tables, metastore, "hive_sink_ledger"),
                 new StateTables(metastore, database, connector, connector.replace('-', '_'), staging + "/state",
-                        instance), faults, connector, taskId, instance, System::currentTimeMillis);
+                        instance), faults, new TaskRun(connector, taskId, instance), System::currentTimeMillis);
         Fencing active = committer.start(fencing);
         return new Task(buffer, committer, active);
     }

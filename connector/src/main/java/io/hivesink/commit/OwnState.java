@@ -1,0 +1,89 @@
+package io.hivesink.commit;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+import org.apache.kafka.common.TopicPartition;
+
+import io.hivesink.metastore.MetastoreException;
+
+/**
+ * This task run's own state as last read or written. Every change to it is a conditional write that first checks
+ * that this run still owns the task and the partitions the change needs, and re-reads the state after a conflict:
+ * the one place a zombie finds out it was fenced.
+ */
+final class OwnState {
+
+    static final int MAX_CONFLICTS = 20;
+
+    private final StateTables states;
+    private final TaskRun run;
+    private StateTables.Stored stored;
+
+    OwnState(StateTables states, TaskRun run) {
+        this.states = states;
+        this.run = run;
+    }
+
+    StateTables.Stored stored() {
+        return stored;
+    }
+
+    void set(StateTables.Stored stored) {
+        this.stored = stored;
+    }
+
+    void reload() {
+        stored = states.read(run.task());
+    }
+
+    TaskState.Intent intent() {
+        return stored.state().intent();
+    }
+
+    /** The committed offsets of the partitions this task owns. */
+    Map<TopicPartition, Long> committedOffsets() {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        stored.state().partitions().forEach((tp, state) -> {
+            if (state.owned() && state.nextOffset() != TaskState.PartitionState.NONE) {
+                offsets.put(tp, state.nextOffset());
+            }
+        });
+        return offsets;
+    }
+
+    /**
+     * Applies a change by a conditional write, re-reading the state after a conflict.
+     *
+     * @param mustOwn partitions this task must still own for the change to be made
+     * @throws TaskFencedException if another instance took over the task, or another task claimed a partition
+     */
+    void update(UnaryOperator<TaskState> change, Set<TopicPartition> mustOwn) {
+        for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+            if (attempt > 0) {
+                reload();
+            }
+            if (!run.instance().equals(stored.state().owner())) {
+                throw new TaskFencedException("Task " + run.task() + " of connector " + run.connector() + " was "
+                        + "fenced: another instance (" + stored.state().owner() + ") runs it now. This instance ("
+                        + run.instance() + ") stops without committing.");
+            }
+            for (TopicPartition tp : mustOwn) {
+                if (!stored.state().owns(tp)) {
+                    throw new TaskFencedException("Task " + run.task() + " of connector " + run.connector() + " was "
+                            + "fenced: another task claimed " + tp + ". The batch is not committed; the partition's "
+                            + "new owner resumes from the last committed offset.");
+                }
+            }
+            StateTables.Stored next = states.write(stored, change.apply(stored.state()));
+            if (next != null) {
+                stored = next;
+                return;
+            }
+        }
+        throw new MetastoreException("The state of task " + run.task() + " of " + run.connector() + " kept changing "
+                + "under it in " + MAX_CONFLICTS + " attempts.", null);
+    }
+}

@@ -1,0 +1,177 @@
+package io.hivesink.commit;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.fs.StagingArea;
+import io.hivesink.metastore.MetastoreException;
+
+/**
+ * Taking partitions over when they are assigned, which is also recovery: every interrupted batch that holds them (or
+ * that this task left) is rolled forward, their previous owners are fenced by releasing the partitions in their
+ * states, this task's abandoned staged batches are removed, and the committed offsets come back to resume from.
+ * Recovery reads the state of the connector's tasks and at most one manifest per task; it never lists a table.
+ */
+final class PartitionClaims {
+
+    private static final Logger log = LoggerFactory.getLogger(PartitionClaims.class);
+    private static final int CLAIM_ATTEMPTS = 8;
+
+    private final StateTables states;
+    private final Ledger ledger;
+    private final BatchFinisher finisher;
+    private final StagingArea staging;
+    private final OwnState own;
+    private final TaskRun run;
+    private long firstBackoffMs = 200;
+
+    PartitionClaims(StateTables states, Ledger ledger, BatchFinisher finisher, StagingArea staging, OwnState own,
+            TaskRun run) {
+        this.states = states;
+        this.ledger = ledger;
+        this.finisher = finisher;
+        this.staging = staging;
+        this.own = own;
+        this.run = run;
+    }
+
+    /** Tests wait less. */
+    void firstBackoffMs(long ms) {
+        this.firstBackoffMs = ms;
+    }
+
+    /**
+     * Claims the partitions. A metastore or FileSystem failure that may pass is retried with backoff (about 15 s in
+     * all) before it fails the task: a rebalance should not kill a task because the metastore blinked.
+     *
+     * @return the committed offsets to resume from; partitions without any are absent
+     */
+    Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
+        long backoffMs = firstBackoffMs;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return claimOnce(partitions);
+            } catch (RetriableException e) {
+                if (attempt == CLAIM_ATTEMPTS) {
+                    throw new ConnectException("Task " + run.task() + " of " + run.connector() + " could not claim "
+                            + partitions + " in " + attempt + " attempts: " + e.getMessage(), e);
+                }
+                log.warn("Claiming {} failed (attempt {} of {}); retrying in {} ms: {}", partitions, attempt,
+                        CLAIM_ATTEMPTS, backoffMs, e.getMessage());
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new ConnectException("Interrupted while claiming " + partitions, interrupted);
+                }
+                backoffMs = Math.min(backoffMs * 2, 5_000);
+            }
+        }
+    }
+
+    private Map<TopicPartition, Long> claimOnce(Collection<TopicPartition> partitions) {
+        long start = System.nanoTime();
+        int rolledForward = 0;
+        for (int attempt = 0; attempt < OwnState.MAX_CONFLICTS; attempt++) {
+            Map<Integer, StateTables.Stored> all = states.readAll();
+            boolean changed = false;
+            for (StateTables.Stored state : all.values()) {
+                TaskState.Intent intent = state.state().intent();
+                if (intent != null && (state.task() == run.task() || state.state().ownsAny(partitions))) {
+                    rollForward(state);
+                    rolledForward++;
+                    changed = true;
+                }
+            }
+            for (StateTables.Stored state : all.values()) {
+                if (!changed && state.task() != run.task() && state.state().ownsAny(partitions)) {
+                    changed = states.write(state, state.state().released(partitions)) == null;
+                    if (!changed) {
+                        log.info("Task {} of {} takes {} over from task {}", run.task(), run.connector(),
+                                ownedOf(state.state(), partitions), state.task());
+                    }
+                }
+            }
+            if (changed) {
+                continue; // read again what the writes above changed
+            }
+            Map<TopicPartition, Long> offsets = committedOffsets(all.values(), partitions);
+            StateTables.Stored mine = all.get(run.task());
+            StateTables.Stored next = states.write(mine, mine.state().claimed(run.instance(), partitions, offsets));
+            if (next == null) {
+                continue;
+            }
+            own.set(next);
+            int discarded = discardAbandonedBatches();
+            log.info("Task {} of {} claimed {} partitions in {} ms ({} state tables read, {} interrupted batches "
+                    + "rolled forward, {} abandoned staged batches removed); resuming at {}", run.task(),
+                    run.connector(), partitions.size(), (System.nanoTime() - start) / 1_000_000, all.size(),
+                    rolledForward, discarded, offsets);
+            return offsets;
+        }
+        throw new MetastoreException("Task " + run.task() + " of " + run.connector() + " could not claim "
+                + partitions + ": its state kept changing under it in " + OwnState.MAX_CONFLICTS + " attempts.",
+                null);
+    }
+
+    /** Finishes another task's (or an earlier run's) batch found with a durable intent. */
+    private void rollForward(StateTables.Stored state) {
+        TaskState.Intent intent = state.state().intent();
+        Map<TopicPartition, Long> offsets = ledger.markedOffsets(intent.batchId()).orElse(null);
+        boolean wasMarked = offsets != null;
+        if (!wasMarked) {
+            Manifest manifest = finisher.readManifest(intent);
+            finisher.finish(manifest);
+            offsets = manifest.nextOffsets();
+        }
+        if (states.write(state, state.state().completed(intent.batchId(), offsets)) != null) {
+            try {
+                staging.fileSystem().delete(new Path(intent.manifestPath()).getParent(), true);
+            } catch (IOException e) {
+                log.warn("Could not remove the staging directory of batch {}; the next recovery will",
+                        intent.batchId(), e);
+            }
+        }
+        log.info("Rolled forward batch {} of task {} (its intent was durable; it was {}marked complete)",
+                intent.batchId(), state.task(), wasMarked ? "already " : "not yet ");
+    }
+
+    private static Map<TopicPartition, Long> committedOffsets(Collection<StateTables.Stored> all,
+            Collection<TopicPartition> partitions) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        for (StateTables.Stored state : all) {
+            for (TopicPartition tp : partitions) {
+                TaskState.PartitionState p = state.state().partitions().get(tp);
+                if (p != null && p.nextOffset() != TaskState.PartitionState.NONE) {
+                    offsets.merge(tp, p.nextOffset(), Math::max);
+                }
+            }
+        }
+        return offsets;
+    }
+
+    private static List<TopicPartition> ownedOf(TaskState state, Collection<TopicPartition> partitions) {
+        return partitions.stream().filter(state::owns).toList();
+    }
+
+    private int discardAbandonedBatches() {
+        TaskState.Intent intent = own.intent();
+        try {
+            return staging.discardAllExcept(intent == null ? Set.of() : Set.of(intent.batchId()));
+        } catch (IOException e) {
+            log.warn("Could not remove abandoned staged batches; the next recovery will try again", e);
+            return 0;
+        }
+    }
+}
