@@ -16,7 +16,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import io.hivesink.avro.ByteSink;
 import io.hivesink.confluent.FramedDatum;
 import io.hivesink.input.RecordInput;
-import io.hivesink.route.PartitionValues;
+import io.hivesink.table.PartitionValues;
 import io.hivesink.route.TableRouter;
 
 /**

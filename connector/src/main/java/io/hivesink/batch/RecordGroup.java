@@ -1,7 +1,7 @@
 package io.hivesink.batch;
 
 import io.hivesink.avro.DatumSource;
-import io.hivesink.route.PartitionValues;
+import io.hivesink.table.PartitionValues;
 
 /**
  * The records of a batch that go to one file: one table, one partition, one schema, in arrival order, and what

@@ -2,7 +2,7 @@ package io.hivesink.batch;
 
 import org.apache.avro.Schema;
 
-import io.hivesink.route.PartitionSpec;
+import io.hivesink.table.PartitionSpec;
 
 /**
  * Makes sure a table can take records of a new schema before any are encoded for it: creates the table, or evolves

@@ -6,7 +6,7 @@ import org.apache.kafka.connect.errors.DataException;
 import io.hivesink.avro.StructEncoder;
 import io.hivesink.confluent.DatumFields;
 import io.hivesink.route.PartitionScheme;
-import io.hivesink.route.PartitionSpec;
+import io.hivesink.table.PartitionSpec;
 
 /**
  * How records of one schema land in one table: the Avro schema of the data files, the table's schema for them, the

@@ -16,7 +16,7 @@ import org.apache.kafka.connect.errors.RetriableException;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.metastore.HiveTables;
-import io.hivesink.route.PartitionValues;
+import io.hivesink.table.PartitionValues;
 
 /**
  * Steps 3 to 5 of the commit protocol, for a batch whose intent is durable: move its files into place, register

@@ -24,7 +24,7 @@ import io.hivesink.batch.RecordGroup;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.metastore.HiveTables;
-import io.hivesink.route.PartitionValues;
+import io.hivesink.table.PartitionValues;
 
 /**
  * The exactly-once commit protocol of one task, readable top to bottom.

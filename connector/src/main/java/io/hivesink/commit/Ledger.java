@@ -26,8 +26,8 @@ import io.hivesink.batch.RecordGroup;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
-import io.hivesink.route.PartitionSpec;
-import io.hivesink.route.PartitionValues;
+import io.hivesink.table.PartitionSpec;
+import io.hivesink.table.PartitionValues;
 
 /**
  * The batch ledger: a Hive table with one row per (batch, table, partition), partitioned by batch id. A batch's

@@ -6,7 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 
-import io.hivesink.route.PartitionSpec;
+import io.hivesink.table.PartitionSpec;
 
 /** A table that exists in the metastore, with the Avro schema Hive reads its files with. */
 public final class HiveTable {

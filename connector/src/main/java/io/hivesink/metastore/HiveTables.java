@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.avro.SchemaEvolution;
 
-import io.hivesink.route.PartitionSpec;
-import io.hivesink.route.PartitionValues;
+import io.hivesink.table.PartitionSpec;
+import io.hivesink.table.PartitionValues;
 
 /**
  * The Hive tables of one database as the connector sees them: creates a missing database or table as an external

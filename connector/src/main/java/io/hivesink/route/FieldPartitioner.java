@@ -15,6 +15,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.table.PartitionSpec;
 
 /**
  * {@code field}: partitions by the values of top-level record fields ({@code partition.fields}); each becomes a

@@ -7,6 +7,8 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.hivesink.table.PartitionSpec;
+
 /**
  * {@code kafka}: partitions by where a record came from, in columns {@code kafka_topic} (string) and
  * {@code kafka_partition} (int); useful when several topics land in one table.

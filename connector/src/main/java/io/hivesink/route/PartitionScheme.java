@@ -12,6 +12,10 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.hivesink.table.HivePaths;
+import io.hivesink.table.PartitionSpec;
+import io.hivesink.table.PartitionValues;
+
 /**
  * A table's partitioners bound to one record schema: their columns one after another, and per record the partition
  * it lands in. Thread-safe.

@@ -8,6 +8,8 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.hivesink.table.PartitionSpec;
+
 /**
  * Decides the Hive partition of a table's records. The built-in ones are {@code field}, {@code time} and
  * {@code kafka}; a custom one is a public class with a public no-argument constructor, named by its full class name in

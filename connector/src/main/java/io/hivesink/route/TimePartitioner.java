@@ -23,6 +23,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.TimePattern;
+import io.hivesink.table.PartitionSpec;
 
 /**
  * {@code time}: partitions by event time, as directories such as {@code dt=2026-11-22/hr=05} in a chosen time zone.

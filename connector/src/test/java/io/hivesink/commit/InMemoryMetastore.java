@@ -13,7 +13,7 @@ import org.apache.hadoop.hive.metastore.api.Table;
 
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
-import io.hivesink.route.HivePaths;
+import io.hivesink.table.HivePaths;
 
 /**
  * Databases, tables and partitions in memory, with the metastore's semantics for what the connector relies on:

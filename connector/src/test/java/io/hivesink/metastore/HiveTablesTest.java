@@ -17,8 +17,8 @@ import org.apache.kafka.connect.errors.DataException;
 import org.junit.jupiter.api.Test;
 
 import io.hivesink.commit.InMemoryMetastore;
-import io.hivesink.route.PartitionSpec;
-import io.hivesink.route.PartitionValues;
+import io.hivesink.table.PartitionSpec;
+import io.hivesink.table.PartitionValues;
 
 class HiveTablesTest {
 

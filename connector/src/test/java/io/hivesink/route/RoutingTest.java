@@ -16,6 +16,10 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
+import io.hivesink.table.HivePaths;
+import io.hivesink.table.PartitionSpec;
+import io.hivesink.table.PartitionValues;
+
 class RoutingTest {
 
     @Test

@@ -7,7 +7,7 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.route.PartitionSpec;
+import io.hivesink.table.PartitionSpec;
 import io.hivesink.route.Partitioner;
 
 /** A custom partitioner, as a user would write one: the user field hashed into {@code user.buckets} buckets. */

@@ -1,4 +1,4 @@
-package io.hivesink.route;
+package io.hivesink.table;
 
 import java.util.List;
 import java.util.Objects;

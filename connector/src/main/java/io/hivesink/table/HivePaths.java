@@ -1,4 +1,4 @@
-package io.hivesink.route;
+package io.hivesink.table;
 
 /** Partition directory names as Hive writes them, so Hive, Spark and Trino find the same partitions. */
 public final class HivePaths {
