@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.common.config.AbstractConfig;
@@ -99,12 +100,13 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final ConfigDef CONFIG_DEF = define();
 
     /** Checks a value by parsing its trimmed text; a parse failure is the error message. */
-    private static ConfigDef.Validator parsedBy(String description, java.util.function.Consumer<String> parse,
+    /** A validator that accepts what {@code parse} can read (its result is the proof, and otherwise unused). */
+    private static ConfigDef.Validator parsedBy(String description, java.util.function.Function<String, ?> parse,
             String problem) {
         return ConfigDef.LambdaValidator.with((name, value) -> {
             String text = value == null ? "" : value.toString().trim();
             try {
-                parse.accept(text);
+                Objects.requireNonNull(parse.apply(text), description);
             } catch (IllegalArgumentException | java.time.DateTimeException e) {
                 throw new ConfigException(name, value, problem + e.getMessage());
             }
