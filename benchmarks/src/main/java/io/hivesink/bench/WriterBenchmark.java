@@ -102,7 +102,7 @@ public final class WriterBenchmark {
                 List<Double> runs = new ArrayList<>();
                 for (String line : lines) {
                     if (line.startsWith("RESULT ")) {
-                        String[] parts = line.split(" ");
+                        String[] parts = line.split(" ", -1);
                         runs.add(Long.parseLong(parts[1]) / 1000.0);
                         sizes.put(spec.key(), Long.parseLong(parts[2]));
                     }
@@ -140,7 +140,7 @@ public final class WriterBenchmark {
             for (String line : child(heap, set.name(), Integer.toString(records), "null", "heap", Integer.toString(t),
                     "0", "1")) {
                 if (line.startsWith("HEAP ")) {
-                    String[] parts = line.split(" ");
+                    String[] parts = line.split(" ", -1);
                     long count = Long.parseLong(parts[1]);
                     double encoded = Long.parseLong(parts[2]) / (double) count;
                     double held = Long.parseLong(parts[3]) / (double) count;

@@ -10,7 +10,7 @@ public final class AvroCodecFactories {
     private AvroCodecFactories() {
     }
 
-    /** @param level the codec's level, or -1 for its default */
+    /** Avro's codec of that name, at {@code level} (-1: the codec's default). */
     public static CodecFactory create(String name, int level) {
         return switch (name) {
             case AvroCodecs.NULL -> CodecFactory.nullCodec();

@@ -94,13 +94,13 @@ public final class ConnectSchemaMapper {
             fields.add(new Schema.Field(fieldName, fieldSchema, field.schema().doc(),
                     defaultValue(field.schema(), fieldSchema)));
         }
-        String recordName = uniqueRecordName(name, connect);
+        String recordName = uniqueRecordName(name);
         Schema record = Schema.createRecord(recordName, connect.doc(), namespace, false, fields);
         namedRecords.put(recordName, record);
         return record;
     }
 
-    private String uniqueRecordName(String preferred, org.apache.kafka.connect.data.Schema connect) {
+    private String uniqueRecordName(String preferred) {
         String base = AVRO_NAME.matcher(preferred).matches() ? preferred : sanitize(preferred);
         String candidate = base;
         int suffix = 2;
@@ -176,7 +176,7 @@ public final class ConnectSchemaMapper {
                         && !connect.keySchema().isOptional()) {
                     return Schema.createMap(fieldSchema(connect.valueSchema(), path + "_value"));
                 }
-                return Schema.createArray(Schema.createRecord(uniqueRecordName(path + "_entry", connect), null,
+                return Schema.createArray(Schema.createRecord(uniqueRecordName(path + "_entry"), null,
                         namespace, false, List.of(
                                 new Schema.Field("key", fieldSchema(connect.keySchema(), path + "_key")),
                                 new Schema.Field("value", fieldSchema(connect.valueSchema(), path + "_value")))));

@@ -12,6 +12,6 @@ import org.apache.avro.Schema;
  */
 public interface ContainerFileWriter {
 
-    /** @return the number of bytes written */
+    /** Writes the datums to {@code out} as one container file of that schema; returns the bytes written. */
     long write(Schema schema, DatumSource datums, OutputStream out) throws IOException;
 }

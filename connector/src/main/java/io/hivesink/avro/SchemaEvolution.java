@@ -28,14 +28,16 @@ import org.apache.avro.SchemaCompatibility;
  * Anything else (a type that changes kind, a new required field without a default, a changed decimal) is
  * incompatible.
  */
+// == on schemas asks the question meant: each step returns the very schema it was given when nothing changed
+@SuppressWarnings("ReferenceEquality")
 public final class SchemaEvolution {
 
     /** What the table needs in order to take the records. */
-    public sealed interface Outcome permits Readable, Evolve, Incompatible {
+    public sealed interface Outcome permits AlreadyReadable, Evolve, Incompatible {
     }
 
     /** The table's schema reads the records as they are. */
-    public record Readable() implements Outcome {
+    public record AlreadyReadable() implements Outcome {
     }
 
     /** The table's schema must become {@code schema}; {@code changes} says what changed, for the log. */
@@ -56,7 +58,7 @@ public final class SchemaEvolution {
 
     public static Outcome evolve(Schema table, Schema records) {
         if (table.equals(records)) {
-            return new Readable();
+            return new AlreadyReadable();
         }
         SchemaEvolution evolution = new SchemaEvolution();
         Schema merged;
@@ -73,7 +75,7 @@ public final class SchemaEvolution {
                     + check.getResult().getIncompatibilities());
         }
         if (evolution.changes.isEmpty()) {
-            return new Readable();
+            return new AlreadyReadable();
         }
         return new Evolve(merged, List.copyOf(evolution.changes));
     }

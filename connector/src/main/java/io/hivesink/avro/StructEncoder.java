@@ -35,6 +35,8 @@ public final class StructEncoder {
     }
 
     /**
+     * Compiles the encoder of records of one Connect schema into one Avro schema.
+     *
      * @param connect the records' Connect schema
      * @param avro the Avro record schema {@link ConnectSchemaMapper} made from it (possibly without some fields)
      */

@@ -116,6 +116,7 @@ public final class BatchBuffer {
      * @throws org.apache.kafka.connect.errors.RetriableException if the record's value cannot be read for now (the
      *     schema registry is out of reach): the record is not taken, so it is taken when delivered again
      */
+    @SuppressWarnings("ReferenceEquality") // the last table's count is reused while the same name instance repeats
     public boolean add(SinkRecord record, long nowMs) {
         PartitionProgress partition = progressOf(record);
         long offset = record.kafkaOffset();
@@ -260,8 +261,8 @@ public final class BatchBuffer {
                     throw chunk.failure;
                 }
             }
-            Map<RecordGroup, GroupDatums> datums = new IdentityHashMap<>();
-            Map<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
+            IdentityHashMap<RecordGroup, GroupDatums> datums = new IdentityHashMap<>();
+            IdentityHashMap<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
             List<RecordGroup> order = new ArrayList<>();
             List<RejectedRecord> rejected = new ArrayList<>();
             long landed = 0;
@@ -292,7 +293,8 @@ public final class BatchBuffer {
                     nextOffsets.put(partition.tp, partition.next);
                 }
             }
-            String id = batchIdPrefix + "-" + (++batchSequence);
+            batchSequence++;
+            String id = batchIdPrefix + "-" + batchSequence;
             return new Batch(id, groups, rejected, nextOffsets, landed, encodedBytes.get());
         } finally {
             reset();

@@ -48,6 +48,7 @@ final class ChunkEncoder {
      * @param values what the task thread made of each record's value ({@link io.hivesink.input.RecordInput}): a
      *     Struct, a {@link FramedDatum}, or the DataException that says why the record cannot be stored
      */
+    @SuppressWarnings("ReferenceEquality") // the last group's stats are reused while the same group repeats
     EncodedChunk encode(List<SinkRecord> records, List<String> tables, List<Object> values) {
         ByteSink sink = SINK.get();
         sink.reset();
@@ -57,7 +58,7 @@ final class ChunkEncoder {
         Object lastSchema = null;
         TableLayout layout = null;
         int count = 0;
-        Map<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
+        IdentityHashMap<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
         List<RejectedRecord> rejected = List.of();
         RecordGroup lastGroup = null;
         GroupStats lastStats = null;
@@ -142,6 +143,7 @@ final class ChunkEncoder {
 
     private record GroupKey(TableLayout layout, PartitionValues partition) {
         @Override
+        @SuppressWarnings("ReferenceEquality") // a layout is one instance per table and schema, compared by identity
         public boolean equals(Object o) {
             return o instanceof GroupKey other && layout == other.layout && partition.equals(other.partition);
         }

@@ -16,6 +16,8 @@ public interface TableAdmission {
     };
 
     /**
+     * Readies the table for records of this schema: creates it, or evolves it, if it must.
+     *
      * @throws org.apache.kafka.connect.errors.DataException if records of this schema cannot land in the table
      */
     void admit(String table, Schema avroSchema, PartitionSpec partitionSpec);

@@ -33,7 +33,7 @@ public interface FaultInjector {
     }
 
     static FaultInjector parse(String spec) {
-        String[] parts = spec.split(":");
+        String[] parts = spec.split(":", -1);
         FaultPoint target = FaultPoint.valueOf(parts[0].toUpperCase(Locale.ROOT));
         int nth = 1;
         long stallMs = -1;

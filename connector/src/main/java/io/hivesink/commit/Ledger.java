@@ -181,7 +181,7 @@ public final class Ledger {
                 + marker.getTableName());
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (String line : ParameterLines.get(params, NEXT_OFFSETS)) {
-            String[] f = line.split("\t");
+            String[] f = line.split("\t", -1);
             offsets.put(new TopicPartition(f[0], Integer.parseInt(f[1])), Long.parseLong(f[2]));
         }
         return offsets;

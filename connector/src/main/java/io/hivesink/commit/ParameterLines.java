@@ -43,7 +43,7 @@ final class ParameterLines {
             if (value == null) {
                 return lines;
             }
-            for (String line : value.split("\n")) {
+            for (String line : value.split("\n", -1)) {
                 if (!line.isEmpty()) {
                     lines.add(line);
                 }

@@ -238,7 +238,7 @@ public final class StateTables {
                 + table.getDbName() + "." + table.getTableName());
         Map<TopicPartition, TaskState.PartitionState> partitions = new HashMap<>();
         for (String line : ParameterLines.get(params, OFFSETS)) {
-            String[] f = line.split("\t");
+            String[] f = line.split("\t", -1);
             partitions.put(new TopicPartition(f[0], Integer.parseInt(f[1])),
                     new TaskState.PartitionState(Long.parseLong(f[2]), "owned".equals(f[3])));
         }

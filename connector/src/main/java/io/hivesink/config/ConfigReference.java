@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.ConfigKey;
@@ -36,12 +37,12 @@ public final class ConfigReference {
             }
             out.append("\n### `").append(key.name).append("`\n\n")
                     .append(key.documentation).append("\n\n")
-                    .append("- Type: ").append(key.type.toString().toLowerCase()).append('\n')
+                    .append("- Type: ").append(key.type.toString().toLowerCase(Locale.ROOT)).append('\n')
                     .append("- Default: ").append(defaultText(key)).append('\n');
             if (key.validator != null) {
                 out.append("- Valid values: ").append(key.validator).append('\n');
             }
-            out.append("- Importance: ").append(key.importance.toString().toLowerCase()).append('\n');
+            out.append("- Importance: ").append(key.importance.toString().toLowerCase(Locale.ROOT)).append('\n');
         }
         out.append("\n## Per-table settings\n\n")
                 .append("`").append(TableSettings.PREFIX).append("<table>.<key>` sets one of these keys for one table ")

@@ -21,6 +21,8 @@ import org.apache.kafka.common.config.types.Password;
  * The connector's one configuration definition. Every key is documented here; {@code docs/configuration.md} is
  * generated from this class by {@link ConfigReference} and checked against it by a test.
  */
+// ConfigDef's Type, Importance and Width read as the DSL they are in every define below
+@SuppressWarnings("BadImport")
 public final class HiveSinkConfig extends AbstractConfig {
 
     /** Set by the connector in each task's configuration (not a user setting): which task this is. */
@@ -443,7 +445,7 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     private static void registryUrl(String url) {
         java.net.URI uri = java.net.URI.create(url);
-        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
+        if ((!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) || uri.getHost() == null) {
             throw new IllegalArgumentException("'" + url + "' is not an http or https URL.");
         }
     }

@@ -13,8 +13,11 @@ import java.util.Locale;
 public record TimePattern(List<String> columns, List<DateTimeFormatter> formats, boolean finerThanMinutes) {
 
     /**
+     * Reads a pattern; text without a zone is read in {@code zone}.
+     *
      * @throws IllegalArgumentException saying what is wrong with the pattern
      */
+    @SuppressWarnings("StringSplitter") // a trailing "/" is ignored, as it always was
     public static TimePattern parse(String pattern, ZoneId zone) {
         List<String> columns = new ArrayList<>();
         List<DateTimeFormatter> formats = new ArrayList<>();

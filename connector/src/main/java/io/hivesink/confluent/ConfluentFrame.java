@@ -16,6 +16,8 @@ public record ConfluentFrame(int schemaId, int offset, int length) {
     public static final int HEADER_BYTES = 5;
 
     /**
+     * Reads the frame of a value: the magic byte and the schema id in front of the datum.
+     *
      * @throws DataException saying what is wrong with the value and what to check
      */
     public static ConfluentFrame of(byte[] value) {

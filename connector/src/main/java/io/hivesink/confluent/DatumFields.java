@@ -39,6 +39,8 @@ public final class DatumFields {
     }
 
     /**
+     * A reader of the named fields of datums written with {@code writer}.
+     *
      * @throws DataException if a field is not a top-level field of the writer schema, or has a type that cannot
      *     route or partition (a record, array, map, bytes or a union of several types)
      */
@@ -96,6 +98,8 @@ public final class DatumFields {
     }
 
     /**
+     * The named fields of one datum, as a Connect struct; the rest of the datum is skipped.
+     *
      * @throws DataException if the datum is truncated or does not follow the writer schema (as far as it is walked:
      *     all of it, unless made by {@link #peek})
      */
@@ -143,6 +147,7 @@ public final class DatumFields {
         };
     }
 
+    @SuppressWarnings("ReferenceEquality") // nonNull returns the schema itself when it is not a nullable union
     private static org.apache.kafka.connect.data.Schema connectType(String name, Schema avro) {
         Schema base = nonNull(avro);
         SchemaBuilder type;

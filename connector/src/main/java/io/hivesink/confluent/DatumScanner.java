@@ -37,6 +37,8 @@ public final class DatumScanner {
     }
 
     /**
+     * The scanner of datums written with {@code writer}, compiled once.
+     *
      * @throws DataException if the writer schema is not a record
      */
     public static DatumScanner of(Schema writer) {
@@ -100,7 +102,7 @@ public final class DatumScanner {
     private static final class Compiler {
         final List<Program> programs = new ArrayList<>();
         final List<Program[]> unions = new ArrayList<>();
-        final Map<Schema, Integer> records = new IdentityHashMap<>();
+        final IdentityHashMap<Schema, Integer> records = new IdentityHashMap<>();
 
         int record(Schema schema) {
             Integer known = records.get(schema);
@@ -185,6 +187,8 @@ public final class DatumScanner {
     }
 
     /** Thrown without a stack trace when the bytes run out: the common failure, turned into one message. */
+    // one stackless instance, thrown and caught inside the scanner's loop: it never leaves this class
+    @SuppressWarnings("StaticAssignmentOfThrowable")
     private static final class TruncatedException extends RuntimeException {
         static final TruncatedException INSTANCE = new TruncatedException();
 

@@ -12,6 +12,8 @@ import org.apache.kafka.connect.data.Struct;
  * @param writer      the writer schema the id names
  * @param routeFields the field that routes the record to its table, read from the datum; null when routing by topic
  */
+// the record value as Kafka handed it over: passed along, never compared or hashed
+@SuppressWarnings("ArrayRecordComponent")
 public record FramedDatum(byte[] value, ConfluentFrame frame, Schema writer, Struct routeFields) {
 
     public int schemaId() {

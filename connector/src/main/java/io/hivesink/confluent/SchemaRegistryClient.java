@@ -43,6 +43,8 @@ public final class SchemaRegistryClient {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
+     * How to reach the registry and how long to wait for it.
+     *
      * @param urls            registry base URLs, for example https://registry:8081
      * @param basicAuth       "user:password", or null
      * @param truststorePath  a JKS or PKCS12 trust store for https, or null for the JVM's
@@ -78,6 +80,8 @@ public final class SchemaRegistryClient {
     }
 
     /**
+     * The writer schema of an id, from the cache or else the registry.
+     *
      * @throws UnknownSchemaException if the registry does not know the id, or holds a schema that is not Avro
      * @throws RetriableException if no registry answered after the retries (the record must be delivered again)
      * @throws ConnectException if the registry refused the credentials

@@ -10,6 +10,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
 public interface RecordInput {
 
     /**
+     * What the record's value is to the sink, read and checked on the task thread.
+     *
      * @throws org.apache.kafka.connect.errors.DataException if the record cannot be stored, saying why and what to do
      * @throws org.apache.kafka.connect.errors.RetriableException if something the sink needs (the schema registry)
      *     is out of reach for now; the record is not taken and Connect delivers it again

@@ -97,7 +97,7 @@ public final class HiveTables {
             }
             Schema tableSchema = checkedSchema(table, partitionSpec);
             SchemaEvolution.Outcome outcome = SchemaEvolution.evolve(tableSchema, recordSchema);
-            if (outcome instanceof SchemaEvolution.Readable) {
+            if (outcome instanceof SchemaEvolution.AlreadyReadable) {
                 HiveTable admitted = cached != null && cached.avroSchema().equals(tableSchema) ? cached
                         : wrap(table, tableSchema);
                 admitted.admit(recordSchema);

@@ -35,6 +35,8 @@ public final class PartitionScheme {
     }
 
     /**
+     * The scheme of these partitioners for records of one value schema.
+     *
      * @throws DataException if the partitioners give one column twice, or a column has the name of a record field
      *     that would stay in the data
      */
@@ -67,6 +69,8 @@ public final class PartitionScheme {
     }
 
     /**
+     * Checks that no field that stays in the data has a partition column's name.
+     *
      * @param fieldNames the record's top-level fields (a passed-through datum's include fields no partitioner can
      *     read, which {@link #bind} did not see)
      * @throws DataException if a field that stays in the data has the name of a partition column
@@ -105,6 +109,8 @@ public final class PartitionScheme {
     }
 
     /**
+     * The values of the partition columns for one record.
+     *
      * @throws DataException for a record a partitioner cannot place
      */
     public PartitionValues partitionOf(SinkRecord record, Struct value) {

@@ -21,6 +21,8 @@ import io.hivesink.table.PartitionSpec;
 public interface Partitioner {
 
     /**
+     * Reads the partitioner's settings; called once, before any record.
+     *
      * @param settings the connector's properties with the table's overrides ({@code table.<name>.<key>}) applied
      */
     default void configure(Map<String, String> settings) {

@@ -20,6 +20,8 @@ public final class Partitioners {
     }
 
     /**
+     * The partitioners of the names given: built-in ones by name, others by class name.
+     *
      * @param settings the table's settings, given to each partitioner's {@link Partitioner#configure}
      * @throws ConfigException if a class cannot be loaded or made, naming it
      */

@@ -65,6 +65,8 @@ public final class TableRouter {
     }
 
     /**
+     * The table a record goes to.
+     *
      * @throws DataException if the record cannot be routed, saying why
      */
     public String tableFor(SinkRecord record, Struct value) {

@@ -32,7 +32,7 @@ class SchemaEvolutionTest {
 
     @Test
     void theSameSchemaNeedsNothing() {
-        assertInstanceOf(SchemaEvolution.Readable.class, SchemaEvolution.evolve(V1, parse(
+        assertInstanceOf(SchemaEvolution.AlreadyReadable.class, SchemaEvolution.evolve(V1, parse(
                 "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"int\"},"
                         + "{\"name\":\"price\",\"type\":\"float\"},"
                         + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}")));
@@ -78,7 +78,7 @@ class SchemaEvolutionTest {
         assertEquals("web", readFresh.get("channel").toString());
 
         // and the older producer, still sending v1, fits the evolved table as it is
-        assertInstanceOf(SchemaEvolution.Readable.class, SchemaEvolution.evolve(table, V1));
+        assertInstanceOf(SchemaEvolution.AlreadyReadable.class, SchemaEvolution.evolve(table, V1));
     }
 
     @Test

@@ -188,7 +188,9 @@ class PassthroughTest {
             return value.toString();
         }
         if (value instanceof ByteBuffer bytes) {
-            return Arrays.toString(Arrays.copyOfRange(bytes.array(), bytes.position(), bytes.limit()));
+            byte[] copy = new byte[bytes.remaining()];
+            bytes.duplicate().get(copy);
+            return Arrays.toString(copy);
         }
         if (value instanceof List<?> list) {
             return list.stream().map(PassthroughTest::plain).toList();

@@ -1,6 +1,7 @@
 package io.hivesink.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -135,7 +136,8 @@ class HiveSinkConfigTest {
         assertTrue(config.confluentAvroInput());
         assertEquals(List.of("http://registry-a:8081", "https://registry-b:8081/"), config.schemaRegistryUrls());
         assertEquals("sink:secret", config.schemaRegistryBasicAuth());
-        assertTrue(!config.toString().contains("secret"), "credentials are hidden in logs");
+        assertFalse(config.values().toString().contains("secret"),
+                "the parsed credentials are a Password, hidden wherever the config is printed or logged");
 
         props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         String problem = HiveSinkConfig.parseKeys(props).crossKeyProblems().get("input.format");
@@ -202,8 +204,8 @@ class HiveSinkConfigTest {
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         for (Path example : examples) {
             Map<String, String> props = new HashMap<>();
-            json.readTree(example.toFile()).get("config").fields()
-                    .forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+            json.readTree(example.toFile()).get("config").properties()
+                    .forEach(e -> props.put(e.getKey(), e.getValue().asText()));
             HiveSinkConfig config = HiveSinkConfig.parse(props);
             assertTrue(config.crossKeyProblems().isEmpty(), example + ": " + config.crossKeyProblems());
         }

@@ -47,6 +47,7 @@ final class FakeThriftMetastore implements AutoCloseable {
     }
 
     /** As above; with a TLS context, over TLS (as a metastore with {@code metastore.use.SSL=true}). */
+    @SuppressWarnings("rawtypes") // Thrift's TBaseProcessor takes its process functions with a raw TBase
     FakeThriftMetastore(Map<String, Answer> answers, SSLContext tls) throws IOException {
         this.server = tls == null ? new ServerSocket(0) : tls.getServerSocketFactory().createServerSocket(0);
         ThriftHiveMetastore.Iface handler = (ThriftHiveMetastore.Iface) Proxy.newProxyInstance(

@@ -78,7 +78,7 @@ class ExactlyOnceIT {
                     Map.of(FaultInjector.ENVIRONMENT, point.name()))) {
                 worker.rest().putConnector(connector, config);
                 produce(topics, 300);
-                assertEquals(FaultInjector.HALT_STATUS, worker.awaitExit(Duration.ofSeconds(120)),
+                assertEquals(FaultInjector.HALT_STATUS, worker.awaitExit(Duration.ofMinutes(2)),
                         "the worker halts at " + point);
                 crashes.add(point + " after " + haltedAfter(worker));
             }

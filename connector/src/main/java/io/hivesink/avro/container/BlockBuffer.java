@@ -84,7 +84,7 @@ final class BlockBuffer extends OutputStream {
      * @return the offset of the framed block in {@link #array()}; it ends at {@link #position()}
      */
     int frame(long recordCount, byte[] sync) {
-        long dataSize = pos - HEAD;
+        long dataSize = (long) pos - HEAD;
         int start = HEAD - AvroLongs.size(recordCount) - AvroLongs.size(dataSize);
         int at = AvroLongs.put(recordCount, buf, start);
         AvroLongs.put(dataSize, buf, at);

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -89,7 +90,7 @@ final class FastavroEnv {
     }
 
     private static boolean isWindows() {
-        return System.getProperty("os.name", "").toLowerCase().startsWith("windows");
+        return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
     }
 
     record Result(int exitCode, String output) {

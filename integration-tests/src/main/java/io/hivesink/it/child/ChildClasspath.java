@@ -67,7 +67,7 @@ public final class ChildClasspath {
         if (jars.isEmpty()) {
             throw new IllegalStateException(missingMessage(property, listFile + " is empty"));
         }
-        for (String jar : jars.split(File.pathSeparator)) {
+        for (String jar : jars.split(File.pathSeparator, -1)) {
             if (!Files.exists(Path.of(jar))) {
                 throw new IllegalStateException(missingMessage(property, listFile + " lists " + jar
                         + ", which does not exist"));
@@ -80,7 +80,8 @@ public final class ChildClasspath {
     private static String propertyName(String module) {
         StringBuilder out = new StringBuilder();
         boolean upper = false;
-        for (char c : module.toCharArray()) {
+        for (int i = 0; i < module.length(); i++) {
+            char c = module.charAt(i);
             if (c == '-') {
                 upper = true;
             } else if (c != '.') {

@@ -26,7 +26,7 @@ import io.hivesink.it.child.ChildClasspath;
  * One Hive child JVM ({@code io.hivesink.hivechild.*Main}) and its side of the line protocol.
  *
  * <p>Protocol lines on the child's stdout start with {@link #PREFIX}, then a type and tab-separated fields escaped as
- * in {@link #escape}. Other stdout lines are stray output and go to {@code <name>.stdout.log}; stderr goes to
+ * in {@link ChildProtocol#escape}. Other stdout lines are stray output and go to {@code <name>.stdout.log}; stderr goes to
  * {@code <name>.console.log}; the child's own logging goes to {@code <name>.log}. Nothing reaches this JVM's console.
  */
 final class HiveChildJvm implements AutoCloseable {
@@ -207,6 +207,7 @@ final class HiveChildJvm implements AutoCloseable {
      * The next protocol line; null if none arrived within {@code timeout}. Returns {@link Line#EOF} (type null) once the
      * child's stdout has ended.
      */
+    @SuppressWarnings("ReferenceEquality") // EOF is a sentinel instance: identity is the question
     Line next(Duration timeout) throws InterruptedException {
         Line line = lines.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (line == Line.EOF) {

@@ -50,7 +50,7 @@ public final class MetastoreTableReader {
         for (String name : metastore.partitionNames(database, tableName)) {
             List<String> values = new ArrayList<>();
             Map<String, Object> columns = new LinkedHashMap<>();
-            String[] parts = name.split("/");
+            String[] parts = name.split("/", -1);
             for (int i = 0; i < parts.length; i++) {
                 String value = unescape(parts[i].substring(parts[i].indexOf('=') + 1));
                 values.add(value);

@@ -215,6 +215,7 @@ public final class EmbeddedStack implements AutoCloseable {
     }
 
     @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // a Hive child still starting closes when it is up
     public void close() {
         HiveSql hiveSql = hive.isDone() && !hive.isCompletedExceptionally() ? hive.join() : null;
         if (!hive.isDone()) {

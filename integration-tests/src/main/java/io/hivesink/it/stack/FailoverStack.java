@@ -107,7 +107,8 @@ public final class FailoverStack implements AutoCloseable {
     /** As above, a worker of the given release. */
     public ConnectWorkerProcess startWorker(ConnectRelease release, String cluster, Map<String, String> extraProps,
             Map<String, String> environment) throws IOException {
-        String name = "worker-" + (++workersStarted) + "-" + cluster;
+        workersStarted++;
+        String name = "worker-" + workersStarted + "-" + cluster;
         return ConnectWorkerProcess.start(release, name, workDir.resolve(name), kafka.bootstrapServers(),
                 "hive-sink-" + cluster, pluginPath, extraProps, environment);
     }
@@ -152,6 +153,7 @@ public final class FailoverStack implements AutoCloseable {
     }
 
     @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // a Hive child still starting closes when it is up
     public void close() {
         if (hive.isDone() && !hive.isCompletedExceptionally()) {
             hive.join().close();
