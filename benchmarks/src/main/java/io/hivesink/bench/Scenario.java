@@ -23,11 +23,11 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.AvroCodecFactories;
 import io.hivesink.avro.ByteSink;
+import io.hivesink.avro.ConnectSchemaMapper;
+import io.hivesink.avro.ConnectValueConverter;
 import io.hivesink.avro.DatumSource;
 import io.hivesink.avro.EncodedDatums;
 import io.hivesink.avro.StructEncoder;
-import io.hivesink.avro.ConnectSchemaMapper;
-import io.hivesink.avro.ConnectValueConverter;
 import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
@@ -133,7 +133,8 @@ public enum Scenario {
         CountingStream counting = new CountingStream(out);
         GenericDatumReader<GenericRecord> reader = new GenericDatumReader<>(input.avroSchema());
         BinaryDecoder decoder = null;
-        try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(input.avroSchema()))) {
+        try (DataFileWriter<GenericRecord> writer =
+                new DataFileWriter<>(new GenericDatumWriter<>(input.avroSchema()))) {
             writer.setCodec(AvroCodecFactories.create(codec, -1));
             writer.create(input.avroSchema(), counting);
             for (SinkRecord record : input.framedRecords()) {
@@ -148,7 +149,8 @@ public enum Scenario {
 
     private long avro(Input input, String codec, OutputStream out) throws IOException {
         CountingStream counting = new CountingStream(out);
-        try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(input.avroSchema()))) {
+        try (DataFileWriter<GenericRecord> writer =
+                new DataFileWriter<>(new GenericDatumWriter<>(input.avroSchema()))) {
             writer.setCodec(AvroCodecFactories.create(codec, -1));
             if (this == AVRO_BUFFERED) {
                 writer.setEncoder(stream -> EncoderFactory.get().binaryEncoder(stream, null));

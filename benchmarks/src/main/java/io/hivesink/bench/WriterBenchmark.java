@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <pre>
  * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) io.hivesink.bench.WriterBenchmark \
- *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300] [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
+ *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300]
+ *     [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
  *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f] [--out docs/benchmark-results.md]
  * </pre>
  */
@@ -42,7 +43,8 @@ public final class WriterBenchmark {
         }
 
         boolean threaded() {
-            return scenario == Scenario.HIVE_SINK || scenario == Scenario.PASSTHROUGH || scenario == Scenario.WRITE_ONLY;
+            return scenario == Scenario.HIVE_SINK || scenario == Scenario.PASSTHROUGH
+                    || scenario == Scenario.WRITE_ONLY;
         }
     }
 

@@ -36,7 +36,8 @@ import org.apache.kafka.connect.errors.DataException;
  * <tr><td>Struct</td><td>record</td><td>struct</td></tr>
  * <tr><td>Array</td><td>array</td><td>array</td></tr>
  * <tr><td>Map with string keys</td><td>map</td><td>map&lt;string,…&gt;</td></tr>
- * <tr><td>Map with other keys</td><td>array of {key, value} records</td><td>array&lt;struct&lt;key,value&gt;&gt;</td></tr>
+ * <tr><td>Map with other keys</td><td>array of {key, value}
+ * records</td><td>array&lt;struct&lt;key,value&gt;&gt;</td></tr>
  * <tr><td>optional T</td><td>union [null, T] (or [T, null] when the default is not null)</td><td>T</td></tr>
  * </table>
  *
@@ -239,8 +240,8 @@ public final class ConnectSchemaMapper {
                 Map<String, Object> out = new LinkedHashMap<>();
                 for (Map.Entry<?, ?> e : ((Map<?, ?>) datum).entrySet()) {
                     Schema vs = avro.getValueType();
-                    out.put(e.getKey().toString(),
-                            toJsonValue(e.getValue(), vs.getType() == Schema.Type.UNION ? unionBranch(vs, e.getValue()) : vs));
+                    Schema branch = vs.getType() == Schema.Type.UNION ? unionBranch(vs, e.getValue()) : vs;
+                    out.put(e.getKey().toString(), toJsonValue(e.getValue(), branch));
                 }
                 return out;
             }

@@ -25,7 +25,10 @@ final class LogicalValues {
         return (int) Math.floorMod(time.getTime(), MILLIS_PER_DAY);
     }
 
-    /** The unscaled two's-complement big-endian bytes of a decimal, checked against the Avro type's scale and precision. */
+    /**
+     * The unscaled two's-complement big-endian bytes of a decimal, checked against the Avro type's scale and
+     * precision.
+     */
     static byte[] decimalBytes(BigDecimal value, LogicalTypes.Decimal decimal, String path) {
         BigDecimal scaled;
         try {

@@ -16,8 +16,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import io.hivesink.avro.ByteSink;
 import io.hivesink.confluent.FramedDatum;
 import io.hivesink.input.RecordInput;
-import io.hivesink.table.PartitionValues;
 import io.hivesink.route.TableRouter;
+import io.hivesink.table.PartitionValues;
 
 /**
  * Routes, partitions and encodes a run of records on an encoding thread. Thread-safe: the file groups of the open

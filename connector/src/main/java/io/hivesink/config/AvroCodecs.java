@@ -28,7 +28,8 @@ public final class AvroCodecs {
             return "Codec " + codec + " takes no level; leave it at -1.";
         }
         if (level < range[0] || level > range[1]) {
-            return "Codec " + codec + " takes a level from " + range[0] + " to " + range[1] + ", or -1 for its default.";
+            return "Codec " + codec + " takes a level from " + range[0] + " to " + range[1]
+                    + ", or -1 for its default.";
         }
         return null;
     }

@@ -3,7 +3,6 @@ package io.hivesink.confluent;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.avro.Schema;
 import org.apache.kafka.connect.errors.DataException;

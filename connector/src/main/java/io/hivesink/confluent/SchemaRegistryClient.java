@@ -17,7 +17,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -193,7 +192,8 @@ public final class SchemaRegistryClient {
             context.init(null, trust.getTrustManagers(), null);
             return context;
         } catch (IOException | GeneralSecurityException e) {
-            throw new ConnectException("Cannot read the schema registry trust store " + path + ": " + e.getMessage(), e);
+            throw new ConnectException("Cannot read the schema registry trust store " + path + ": " + e.getMessage(),
+                    e);
         }
     }
 

@@ -101,7 +101,8 @@ class SchemaEvolutionTest {
                 + "\"name\":\"t_lines\",\"fields\":[{\"name\":\"sku\",\"type\":\"string\"},"
                 + "{\"name\":\"qty\",\"type\":[\"null\",\"int\"],\"default\":null}]}}},"
                 + "{\"name\":\"tags\",\"type\":{\"type\":\"map\",\"values\":\"long\"}},"
-                + "{\"name\":\"state\",\"type\":{\"type\":\"enum\",\"name\":\"t_state\",\"symbols\":[\"A\",\"B\",\"C\"]}}");
+                + "{\"name\":\"state\",\"type\":{\"type\":\"enum\",\"name\":\"t_state\","
+                + "\"symbols\":[\"A\",\"B\",\"C\"]}}");
         SchemaEvolution.Evolve evolve = assertInstanceOf(SchemaEvolution.Evolve.class, SchemaEvolution.evolve(t, r));
         Schema merged = evolve.schema();
         assertEquals(2, merged.getField("lines").schema().getElementType().getFields().size());

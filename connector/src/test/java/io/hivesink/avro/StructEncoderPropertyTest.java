@@ -71,7 +71,8 @@ class StructEncoderPropertyTest {
         GenericDatumWriter<GenericData.Record> reference = new GenericDatumWriter<>(avro);
         int[] ints = {0, -1, 1, 63, 64, -64, -65, Integer.MAX_VALUE, Integer.MIN_VALUE};
         long[] longs = {0, -1, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 35, -(1L << 49)};
-        float[] floats = {0f, -0f, Float.NaN, Float.POSITIVE_INFINITY, Float.MIN_VALUE, Float.intBitsToFloat(0x7fc00001)};
+        float[] floats = {0f, -0f, Float.NaN, Float.POSITIVE_INFINITY, Float.MIN_VALUE,
+            Float.intBitsToFloat(0x7fc00001)};
         double[] doubles = {0d, -0d, Double.NaN, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, 1e308};
         String[] strings = {"", "a", "x".repeat(63), "x".repeat(64), "y".repeat(1000), "\u00e9t\u00e9",
             "\ud83d\ude00 emoji", "unpaired \ud800 surrogate", "\u0000nul", "\u4e16\u754c".repeat(40)};

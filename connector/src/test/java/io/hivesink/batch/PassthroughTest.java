@@ -41,9 +41,9 @@ import io.hivesink.confluent.ConfluentAvroInput;
 import io.hivesink.confluent.ConfluentFrame;
 import io.hivesink.confluent.UnknownSchemaException;
 import io.hivesink.input.ConnectInput;
+import io.hivesink.route.FieldPartitioner;
 import io.hivesink.route.TableRouter;
 import io.hivesink.route.TimePartitioner;
-import io.hivesink.route.FieldPartitioner;
 
 /** Confluent-framed Avro passed through versus the same records as Connect Structs. */
 class PassthroughTest {
@@ -165,7 +165,8 @@ class PassthroughTest {
                 try (DataFileStream<GenericRecord> in = new DataFileStream<>(new ByteArrayInputStream(
                         file.toByteArray()), reader)) {
                     fileSchemas.add(in.getSchema());
-                    List<Object> records = byPartition.computeIfAbsent(group.partition().path(), p -> new ArrayList<>());
+                    List<Object> records =
+                            byPartition.computeIfAbsent(group.partition().path(), p -> new ArrayList<>());
                     for (GenericRecord record : in) {
                         records.add(plain(record));
                     }

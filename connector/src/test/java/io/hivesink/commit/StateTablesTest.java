@@ -21,7 +21,8 @@ class StateTablesTest {
                     new TaskState.PartitionState(1_000_000_000_000L + p, p % 3 != 0));
         }
         TaskState state = new TaskState("conn-t0-abc", partitions,
-                new TaskState.Intent("conn-t0-abc-7", "hdfs://nn:8020/staging/conn/task-0/conn-t0-abc-7/_manifest.avro"),
+                new TaskState.Intent("conn-t0-abc-7",
+                        "hdfs://nn:8020/staging/conn/task-0/conn-t0-abc-7/_manifest.avro"),
                 "conn-t0-abc-6");
         Map<String, String> params = new HashMap<>();
         params.put("hive-sink.offsets.99", "left over from a bigger assignment");

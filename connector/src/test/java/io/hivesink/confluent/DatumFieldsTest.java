@@ -23,10 +23,12 @@ import org.junit.jupiter.api.Test;
 
 class DatumFieldsTest {
 
-    static final Schema WRITER = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Click\",\"namespace\":\"web\","
+    static final Schema WRITER = new Schema.Parser().parse(
+            "{\"type\":\"record\",\"name\":\"Click\",\"namespace\":\"web\","
             + "\"fields\":["
             + "{\"name\":\"payload\",\"type\":{\"type\":\"record\",\"name\":\"P\",\"fields\":[{\"name\":\"a\",\"type\":"
-            + "{\"type\":\"array\",\"items\":\"string\"}},{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"long\"}}]}},"
+            + "{\"type\":\"array\",\"items\":\"string\"}},"
+            + "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"values\":\"long\"}}]}},"
             + "{\"name\":\"kind\",\"type\":{\"type\":\"enum\",\"name\":\"Kind\",\"symbols\":[\"click\",\"view\"]}},"
             + "{\"name\":\"blob\",\"type\":\"bytes\"},"
             + "{\"name\":\"at\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}]},"

@@ -32,7 +32,8 @@ import com.sun.net.httpserver.HttpServer;
  */
 class SchemaRegistryClientTest {
 
-    static final String ORDER = "{\"type\":\"record\",\"name\":\"Order\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}";
+    static final String ORDER =
+            "{\"type\":\"record\",\"name\":\"Order\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}";
 
     private final List<HttpServer> servers = new ArrayList<>();
     private final Map<Integer, String> schemas = new ConcurrentHashMap<>(Map.of(7, ORDER));

@@ -19,11 +19,12 @@ import java.util.Map;
 /**
  * What the Hive child mains share: argument parsing, logging set-up and the stdout protocol.
  *
- * <p>Protocol: every line the parent must read starts with {@link ChildProtocol#PREFIX}; anything else on stdout is stray output
- * (a library printing to the console) and the parent only logs it. After {@link #takeStdout()} the JVM's
+ * <p>Protocol: every line the parent must read starts with {@link ChildProtocol#PREFIX}; anything else on stdout is
+ * stray output (a library printing to the console) and the parent only logs it. After {@link #takeStdout()} the JVM's
  * {@code System.out} goes to {@code System.err}, which the parent sends to a file, so only this class writes protocol
- * lines to the real stdout. Fields within a line are separated by a tab and escaped with {@link ChildProtocol#escape}: backslash,
- * tab, line feed and carriage return become {@code \\ \t \n \r}, and a SQL NULL is the two characters {@code \N}.
+ * lines to the real stdout. Fields within a line are separated by a tab and escaped with {@link ChildProtocol#escape}:
+ * backslash, tab, line feed and carriage return become {@code \\ \t \n \r}, and a SQL NULL is the two characters
+ * {@code \N}.
  */
 final class ChildIo {
 

@@ -27,11 +27,11 @@ import org.slf4j.LoggerFactory;
  * <p>Arguments ({@code key=value}): {@code workDir} (scratch, logs, generated {@code conf/hive-site.xml}),
  * {@code metastoreUri}, {@code defaultFs}; any {@code conf.KEY=VALUE} is added to the Hive configuration.
  *
- * <p>Protocol (see {@link ChildIo} for the prefix and field escaping). After start: {@code READY} or
- * {@code FAILED\tmessage} (then exit 1). Then each stdin line is one escaped SQL statement (a trailing {@code ;} is
- * dropped); the answer is {@code COLS\tname...}, zero or more {@code ROW\tvalue...} and {@code OK\trowCount}, or
- * {@code ERR\tmessage} with Hive's message. Values are {@code ResultSet.getString}, SQL NULL is {@code \N}. Exits at end
- * of stdin.
+ * <p>Protocol (see {@link ChildIo} for the prefix and field escaping). After start: {@code READY} or {@code
+ * FAILED\tmessage} (then exit 1). Then each stdin line is one escaped SQL statement (a trailing {@code ;} is dropped);
+ * the answer is {@code COLS\tname...}, zero or more {@code ROW\tvalue...} and {@code OK\trowCount}, or {@code
+ * ERR\tmessage} with Hive's message. Values are {@code ResultSet.getString}, SQL NULL is {@code \N}. Exits at end of
+ * stdin.
  */
 public final class HiveSqlMain {
 

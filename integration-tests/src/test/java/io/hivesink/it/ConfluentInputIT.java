@@ -395,7 +395,8 @@ class ConfluentInputIT {
         registry.register(topic + "-value", TRADE_SCHEMA);
         int schemaId = registry.register(topic + "-value", TRADE_V2_SCHEMA); // an id no task has fetched yet
         List<String> before = registry.requests();
-        assertFalse(before.stream().anyMatch(r -> r.startsWith("GET /schemas/ids/" + schemaId + " ")), before::toString);
+        assertFalse(before.stream().anyMatch(r -> r.startsWith("GET /schemas/ids/" + schemaId + " ")),
+                before::toString);
         registry.setDown(true);
         try {
             sendFramed(topic, schemaId, TRADE_V2, 0, 100);

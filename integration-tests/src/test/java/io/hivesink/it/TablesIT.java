@@ -110,7 +110,8 @@ class TablesIT {
                 "table.sales_orders.location places the table, table.sales_orders.avro.codec compresses its files");
         assertEquals(List.of("snappy"), codecsOfFiles("/warehouse/hive-sink/" + DATABASE + ".db/payments"));
         assertEquals(List.of(List.of("eu.payments", "30"), List.of("us.payments", "50")), hive.query(
-                "select kafka_topic, count(*) from " + DATABASE + ".payments group by kafka_topic order by kafka_topic"));
+                "select kafka_topic, count(*) from " + DATABASE + ".payments group by kafka_topic "
+                        + "order by kafka_topic"));
         assertEquals(List.of(List.of("kafka_topic=eu.payments/kafka_partition=0"),
                 List.of("kafka_topic=eu.payments/kafka_partition=1"),
                 List.of("kafka_topic=us.payments/kafka_partition=0"),

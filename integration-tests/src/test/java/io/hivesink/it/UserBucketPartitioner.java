@@ -7,8 +7,8 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.table.PartitionSpec;
 import io.hivesink.route.Partitioner;
+import io.hivesink.table.PartitionSpec;
 
 /** A custom partitioner, as a user would write one: the user field hashed into {@code user.buckets} buckets. */
 public final class UserBucketPartitioner implements Partitioner {

@@ -89,8 +89,8 @@ final class BlockCodecs {
     }
 
     /**
-     * Raw deflate (RFC 1951, no zlib header or checksum), as Avro's {@code DeflateCodec}: one {@link Deflater} reset per
-     * block, compressing straight into the block buffer.
+     * Raw deflate (RFC 1951, no zlib header or checksum), as Avro's {@code DeflateCodec}: one {@link Deflater} reset
+     * per block, compressing straight into the block buffer.
      */
     static final class DeflateCompressor implements Compressor {
         private final Deflater deflater;
@@ -151,8 +151,8 @@ final class BlockCodecs {
     }
 
     /**
-     * One zstd frame per block, compressed in one call with a reused {@link ZstdCompressCtx}. Unlike Avro's stream-built
-     * frames, ours record the content size in the frame header; no checksum, as Avro's default. Avro's
+     * One zstd frame per block, compressed in one call with a reused {@link ZstdCompressCtx}. Unlike Avro's
+     * stream-built frames, ours record the content size in the frame header; no checksum, as Avro's default. Avro's
      * {@code ZstdInputStream} and Python's {@code zstd.decompress} read both kinds.
      */
     static final class ZstandardCompressor implements Compressor {

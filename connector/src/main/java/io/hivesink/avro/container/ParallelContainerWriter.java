@@ -44,18 +44,19 @@ import io.hivesink.config.AvroCodecs;
  * <h2>Parallelism, order and memory</h2>
  * The calling thread cuts blocks and hands each to the pool as a task that gathers the block's datums into one array
  * (unless they already lie back to back in one page of the {@link DatumSource}, as they do when a file's records were
- * encoded together) and compresses them into the block's own buffer, framed and ready to write. The calling thread writes blocks strictly in input order: it writes the oldest
- * block as soon as it is done, and when {@code 3 x threads} blocks are in flight it waits for the oldest one before it
- * cuts another. If no pool thread has started the oldest block yet (the pool is busy with other work, or saturated),
- * the calling thread compresses it itself instead of waiting, so a write always makes progress, even when it is called
- * from a thread of the same pool. Memory held: at most {@code 3 x threads} block buffers of about the compressed plus
- * uncompressed size of one block; they are kept for the next file and dropped if a huge datum made them oversized.
- * With codec {@code null} nothing is compressed: the calling thread writes the datums straight from their pages.
+ * encoded together) and compresses them into the block's own buffer, framed and ready to write. The calling thread
+ * writes blocks strictly in input order: it writes the oldest block as soon as it is done, and when {@code 3 x threads}
+ * blocks are in flight it waits for the oldest one before it cuts another. If no pool thread has started the oldest
+ * block yet (the pool is busy with other work, or saturated), the calling thread compresses it itself instead of
+ * waiting, so a write always makes progress, even when it is called from a thread of the same pool. Memory held: at
+ * most {@code 3 x threads} block buffers of about the compressed plus uncompressed size of one block; they are kept for
+ * the next file and dropped if a huge datum made them oversized. With codec {@code null} nothing is compressed: the
+ * calling thread writes the datums straight from their pages.
  *
  * <h2>Codec contexts</h2>
- * Compressors (deflaters, zstd contexts, xz array caches, and the like) are kept by the writer in a free list and reused
- * by whichever thread compresses the next block; at most one per thread that compresses at the same time, so at most
- * {@code pool threads + 1}. {@link #close()} releases them (the zstd contexts and deflaters hold native memory).
+ * Compressors (deflaters, zstd contexts, xz array caches, and the like) are kept by the writer in a free list and
+ * reused by whichever thread compresses the next block; at most one per thread that compresses at the same time, so at
+ * most {@code pool threads + 1}. {@link #close()} releases them (the zstd contexts and deflaters hold native memory).
  *
  * <h2>Threads and ownership</h2>
  * One instance writes one file at a time: {@link #write} must not be called concurrently on the same instance (it

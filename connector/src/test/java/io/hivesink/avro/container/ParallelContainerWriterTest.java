@@ -108,9 +108,9 @@ class ParallelContainerWriterTest {
     }
 
     /**
-     * Whether Avro's DataFileWriter writes the very same bytes as ours for a codec: all but two. Our zstd frames are made
-     * in one call and carry their content size in the frame header; Avro's come from ZstdOutputStream, which does not
-     * know the size up front. Avro's xz streams carry an extra LZMA2 flush point (a few bytes) before their end:
+     * Whether Avro's DataFileWriter writes the very same bytes as ours for a codec: all but two. Our zstd frames are
+     * made in one call and carry their content size in the frame header; Avro's come from ZstdOutputStream, which does
+     * not know the size up front. Avro's xz streams carry an extra LZMA2 flush point (a few bytes) before their end:
      * commons-compress 1.28's XZCompressorOutputStream is a FilterOutputStream, whose close() flushes before it
      * finishes. Both are valid, and both readers read ours (the other tests and FastavroInteropTest).
      */
@@ -136,8 +136,8 @@ class ParallelContainerWriterTest {
     @Test
     void writesTheBytesAvroWritesAtOtherDeflateLevels() {
         for (int level : new int[] {1, 9}) {
-            try (ParallelContainerWriter writer = new ParallelContainerWriter(POOLS.get(2), 2, AvroCodecs.DEFLATE, level,
-                    8192)) {
+            try (ParallelContainerWriter writer =
+                    new ParallelContainerWriter(POOLS.get(2), 2, AvroCodecs.DEFLATE, level, 8192)) {
                 byte[] ours = write(writer, TestRows.SCHEMA, rows.datums, sync(3));
                 assertArrayEquals(writeWithAvro(AvroCodecs.DEFLATE, level, 8192, TestRows.SCHEMA, rows.datums, sync(3)),
                         ours, "deflate-" + level);

@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 
-
 import io.hivesink.it.connect.ConnectRest;
 import io.hivesink.it.hive.HiveSql;
 import io.hivesink.it.stack.EmbeddedStack;

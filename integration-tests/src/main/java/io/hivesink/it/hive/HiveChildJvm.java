@@ -1,7 +1,5 @@
 package io.hivesink.it.hive;
 
-import io.hivesink.hivechild.ChildProtocol;
-
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -20,14 +18,16 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import io.hivesink.hivechild.ChildProtocol;
 import io.hivesink.it.child.ChildClasspath;
 
 /**
  * One Hive child JVM ({@code io.hivesink.hivechild.*Main}) and its side of the line protocol.
  *
  * <p>Protocol lines on the child's stdout start with {@link #PREFIX}, then a type and tab-separated fields escaped as
- * in {@link ChildProtocol#escape}. Other stdout lines are stray output and go to {@code <name>.stdout.log}; stderr goes to
- * {@code <name>.console.log}; the child's own logging goes to {@code <name>.log}. Nothing reaches this JVM's console.
+ * in {@link ChildProtocol#escape}. Other stdout lines are stray output and go to {@code <name>.stdout.log}; stderr goes
+ * to {@code <name>.console.log}; the child's own logging goes to {@code <name>.log}. Nothing reaches this JVM's
+ * console.
  */
 final class HiveChildJvm implements AutoCloseable {
 
@@ -204,8 +204,8 @@ final class HiveChildJvm implements AutoCloseable {
     }
 
     /**
-     * The next protocol line; null if none arrived within {@code timeout}. Returns {@link Line#EOF} (type null) once the
-     * child's stdout has ended.
+     * The next protocol line; null if none arrived within {@code timeout}. Returns {@link Line#EOF} (type null) once
+     * the child's stdout has ended.
      */
     @SuppressWarnings("ReferenceEquality") // EOF is a sentinel instance: identity is the question
     Line next(Duration timeout) throws InterruptedException {

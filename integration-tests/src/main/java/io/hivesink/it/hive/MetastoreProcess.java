@@ -27,7 +27,10 @@ import io.hivesink.metastore.ThriftMetastore;
  */
 public final class MetastoreProcess implements AutoCloseable {
 
-    /** How long to wait for the ready line; override with the system property {@code hivesink.metastore.startTimeoutSeconds}. */
+    /**
+     * How long to wait for the ready line; override with the system property
+     * {@code hivesink.metastore.startTimeoutSeconds}.
+     */
     public static final Duration DEFAULT_START_TIMEOUT =
             Duration.ofSeconds(Long.getLong("hivesink.metastore.startTimeoutSeconds", 120));
 

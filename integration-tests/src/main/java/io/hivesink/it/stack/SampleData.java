@@ -165,7 +165,9 @@ public final class SampleData {
         return converter;
     }
 
-    /** Produces records {@code fromId..toId-1} as JSON with schemas, keyed by id, spread over the topic's partitions. */
+    /**
+     * Produces records {@code fromId..toId-1} as JSON with schemas, keyed by id, spread over the topic's partitions.
+     */
     public static void produce(KafkaProducer<byte[], byte[]> producer, String topic, Schema schema, long fromId,
             long toId, java.util.function.LongFunction<Struct> record) throws Exception {
         JsonConverter converter = jsonConverter();

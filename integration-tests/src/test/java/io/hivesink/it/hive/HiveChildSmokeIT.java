@@ -69,7 +69,8 @@ class HiveChildSmokeIT {
     @BeforeAll
     void startStack() throws Exception {
         // one directory per run: two builds of this module at once must not share (or delete) each other's files
-        String run = java.time.LocalDateTime.now(java.time.ZoneOffset.UTC).format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+        String run = java.time.LocalDateTime.now(java.time.ZoneOffset.UTC)
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
                 + "-" + ProcessHandle.current().pid();
         base = Path.of("target", "hive-child-smoke", run).toAbsolutePath();
         Files.createDirectories(base);
