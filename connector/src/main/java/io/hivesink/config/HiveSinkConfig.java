@@ -367,9 +367,10 @@ public final class HiveSinkConfig extends AbstractConfig {
                 GROUP_BATCH, ++order, Width.SHORT, "Batch bytes");
         def.define(BATCH_MAX_INTERVAL_MS, Type.LONG, 300_000L, ConfigDef.Range.between(100L, 24L * 3600 * 1000),
                 Importance.MEDIUM,
-                "A batch is written and committed at the latest this long after its first record arrived. "
-                        + "Until offsets are kept in the metastore, the worker's offset.flush.interval.ms "
-                        + "(default 60 s) also ends a batch: raise it to get bigger batches.",
+                "A batch is written and committed at the latest this long after its first record arrived "
+                        + "(checked as records arrive: while none come, the batch waits for the worker's next "
+                        + "offset commit). Each offset commit of the worker (offset.flush.interval.ms, default 60 s) "
+                        + "also ends the open batch: raise it to get bigger batches.",
                 GROUP_BATCH, ++order, Width.SHORT, "Batch interval");
 
         order = 0;
