@@ -1,12 +1,10 @@
 package io.hivesink.config;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.regex.Pattern;
 
 import org.apache.kafka.common.config.AbstractConfig;
@@ -102,19 +100,6 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final ConfigDef CONFIG_DEF = define();
 
     /** Checks a value by parsing its trimmed text; a parse failure is the error message. */
-    /** A validator that accepts what {@code parse} can read (its result is the proof, and otherwise unused). */
-    private static ConfigDef.Validator parsedBy(String description, java.util.function.Function<String, ?> parse,
-            String problem) {
-        return ConfigDef.LambdaValidator.with((name, value) -> {
-            String text = value == null ? "" : value.toString().trim();
-            try {
-                Objects.requireNonNull(parse.apply(text), description);
-            } catch (IllegalArgumentException | java.time.DateTimeException e) {
-                throw new ConfigException(name, value, problem + e.getMessage());
-            }
-        }, () -> description);
-    }
-
     private HiveSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
     }
@@ -141,7 +126,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         ConfigDef def = new ConfigDef();
         int order = 0;
 
-        def.define(FS_URL, Type.STRING, "", new UriValidator(), Importance.HIGH,
+        def.define(FS_URL, Type.STRING, "", Validators.fileSystemUrl(), Importance.HIGH,
                 "URL of the Hadoop FileSystem the tables live on, for example hdfs://namenode:8020, "
                         + "hdfs://nameservice (HA, with hadoop.conf.dir) or file:///data. Any Hadoop FileSystem "
                         + "scheme on the plugin's classpath works. Empty: fs.defaultFS from hadoop.conf.dir.",
@@ -150,19 +135,19 @@ public final class HiveSinkConfig extends AbstractConfig {
                 "Directory holding core-site.xml and hdfs-site.xml, read when the task starts. Empty: Hadoop "
                         + "defaults plus whatever site files are on the plugin's classpath.",
                 GROUP_STORAGE, ++order, Width.LONG, "Hadoop conf dir");
-        def.define(WAREHOUSE_DIR, Type.STRING, "/warehouse/hive-sink", new AbsolutePathValidator(), Importance.HIGH,
+        def.define(WAREHOUSE_DIR, Type.STRING, "/warehouse/hive-sink", Validators.absolutePath(false), Importance.HIGH,
                 "Root directory of the tables this connector creates: table t of database d lives in "
                         + "<warehouse.dir>/<d>.db/<t>. Must not be under the metastore's managed warehouse "
                         + "(metastore.warehouse.dir), because the tables are external.",
                 GROUP_STORAGE, ++order, Width.LONG, "Warehouse dir");
-        def.define(STAGING_DIR, Type.STRING, "", new AbsolutePathValidator(true), Importance.LOW,
+        def.define(STAGING_DIR, Type.STRING, "", Validators.absolutePath(true), Importance.LOW,
                 "Directory where files are written before they are moved into their table; no Hive table reads "
                         + "it. Must be on the same FileSystem as warehouse.dir so that the move is a rename. "
                         + "Empty: <warehouse.dir>/.hive-sink-staging.",
                 GROUP_STORAGE, ++order, Width.LONG, "Staging dir");
 
         order = 0;
-        def.define(METASTORE_URIS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, new MetastoreUrisValidator(),
+        def.define(METASTORE_URIS, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, Validators.metastoreUris(),
                 Importance.HIGH,
                 "Thrift URIs of the Hive metastore (release 2.3, 3.1 or 4.0), comma-separated, for example "
                         + "thrift://metastore:9083. A task connects to the first that answers and, when its "
@@ -243,10 +228,10 @@ public final class HiveSinkConfig extends AbstractConfig {
                 GROUP_INPUT, ++order, Width.SHORT, "Registry max backoff");
 
         order = 0;
-        def.define(DATABASE, Type.STRING, "default", new IdentifierValidator(), Importance.HIGH,
+        def.define(DATABASE, Type.STRING, "default", Validators.hiveIdentifier(), Importance.HIGH,
                 "Hive database the tables are created in; created if missing.",
                 GROUP_TABLES, ++order, Width.MEDIUM, "Database");
-        def.define(TABLE_MAP, Type.LIST, "", new TableMapValidator(), Importance.MEDIUM,
+        def.define(TABLE_MAP, Type.LIST, "", Validators.tableMap(), Importance.MEDIUM,
                 "Explicit table names per topic, as topic:table pairs, comma-separated, for example "
                         + "orders.v1:orders,customers:dim_customer. Several topics may name one table. A topic not "
                         + "listed lands in the table that route.table.template names (by default the topic made "
@@ -255,7 +240,8 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "field.",
                 GROUP_TABLES, ++order, Width.LONG, "Table per topic");
         def.define(ROUTE_TOPIC_REGEX, Type.STRING, "",
-                parsedBy("a Java regular expression, or empty", Pattern::compile, "Not a Java regular expression: "),
+                Validators.parsedBy("a Java regular expression, or empty", Pattern::compile,
+                        "Not a Java regular expression: "),
                 Importance.MEDIUM,
                 "A Java regular expression the whole topic name must match; route.table.template can use its "
                         + "groups as ${1}, ${2}, ... For example prod\\.sales\\.(.+)\\.v\\d+ with the template "
@@ -274,7 +260,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "example events_${field}, or ${1}_raw. Empty: ${topic} when routing by topic, ${field} "
                         + "when routing by field.",
                 GROUP_TABLES, ++order, Width.LONG, "Table name template");
-        def.define(TABLE_PROPERTIES, Type.LIST, "", new TablePropertiesValidator(), Importance.LOW,
+        def.define(TABLE_PROPERTIES, Type.LIST, "", Validators.tableProperties(), Importance.LOW,
                 "Table properties given to every table the connector creates, as key=value pairs, "
                         + "comma-separated, for example owner.team=payments,retention.days=30. Existing tables "
                         + "are not changed.",
@@ -291,7 +277,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "evolves too. Records that need any other change are bad records, with an error that "
                         + "names the column. none: records must fit the table as it is.",
                 GROUP_TABLES, ++order, Width.SHORT, "Schema evolution");
-        def.define(LEDGER_TABLE, Type.STRING, "hive_sink_ledger", new IdentifierValidator(), Importance.MEDIUM,
+        def.define(LEDGER_TABLE, Type.STRING, "hive_sink_ledger", Validators.hiveIdentifier(), Importance.MEDIUM,
                 "Table in hive.database that records every committed batch: one row per batch, table and "
                         + "partition, with the record count, the Kafka offsets and timestamps it covers, in a "
                         + "partition per batch (batch_id) that appears only once the batch is committed. "
@@ -300,7 +286,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                 GROUP_TABLES, ++order, Width.MEDIUM, "Ledger table");
 
         order = 0;
-        def.define(PARTITIONER, Type.LIST, "field", new PartitionerValidator(), Importance.HIGH,
+        def.define(PARTITIONER, Type.LIST, "field", Validators.partitioners(), Importance.HIGH,
                 "How tables are partitioned: one or more partitioners, whose columns follow one another in this "
                         + "order. field: by the values of partition.fields. time: by event time, as "
                         + "partition.time.pattern says. kafka: by the record's topic and Kafka partition (columns "
@@ -310,7 +296,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "dt=2026-11-22/country=FR. A null or empty value lands in __HIVE_DEFAULT_PARTITION__; "
                         + "values are escaped in directory names as Hive escapes them.",
                 GROUP_PARTITIONING, ++order, Width.LONG, "Partitioners");
-        def.define(PARTITION_FIELDS, Type.LIST, "", new PartitionFieldsValidator(), Importance.MEDIUM,
+        def.define(PARTITION_FIELDS, Type.LIST, "", Validators.partitionFields(), Importance.MEDIUM,
                 "For the field partitioner: top-level record fields whose values partition the table, in "
                         + "order, for example country,day gives directories country=FR/day=2026-11-22. Each field "
                         + "must be a string, integer, boolean or Date; it becomes a partition column of the same "
@@ -318,8 +304,8 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "Empty: the field partitioner adds no column (so by default tables are unpartitioned).",
                 GROUP_PARTITIONING, ++order, Width.LONG, "Partition fields");
         def.define(PARTITION_TIME_PATTERN, Type.STRING, "dt=yyyy-MM-dd",
-                parsedBy("column=format[/column=format...]", text -> TimePattern.parse(text, java.time.ZoneOffset.UTC),
-                        ""),
+                Validators.parsedBy("column=format[/column=format...]",
+                        text -> TimePattern.parse(text, java.time.ZoneOffset.UTC), ""),
                 Importance.MEDIUM,
                 "For the time partitioner: the partition columns and their formats, as column=format segments "
                         + "separated by slashes; each format is a java.time DateTimeFormatter pattern. For example "
@@ -327,7 +313,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                         + "columns. The columns are strings.",
                 GROUP_PARTITIONING, ++order, Width.LONG, "Time pattern");
         def.define(PARTITION_TIME_ZONE, Type.STRING, "UTC",
-                parsedBy("a time zone id, e.g. UTC or Europe/Paris", java.time.ZoneId::of,
+                Validators.parsedBy("a time zone id, e.g. UTC or Europe/Paris", java.time.ZoneId::of,
                         "Not a time zone (give a region such as Europe/Paris, or UTC): "),
                 Importance.MEDIUM,
                 "For the time partitioner: the time zone the pattern is written in (and text times without a "
@@ -345,7 +331,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                 "For the time partitioner: the unit of an int64 time field since the epoch.",
                 GROUP_PARTITIONING, ++order, Width.SHORT, "Time field unit");
         def.define(PARTITION_TIME_FIELD_FORMAT, Type.STRING, "",
-                parsedBy("a DateTimeFormatter pattern, or empty for ISO-8601",
+                Validators.parsedBy("a DateTimeFormatter pattern, or empty for ISO-8601",
                         text -> java.time.format.DateTimeFormatter.ofPattern(text, Locale.ROOT),
                         "Not a DateTimeFormatter pattern: "),
                 Importance.LOW,
@@ -374,7 +360,7 @@ public final class HiveSinkConfig extends AbstractConfig {
                 GROUP_BATCH, ++order, Width.SHORT, "Batch interval");
 
         order = 0;
-        def.define(AVRO_CODEC, Type.STRING, "snappy", new CodecValidator(), Importance.MEDIUM,
+        def.define(AVRO_CODEC, Type.STRING, "snappy", Validators.codec(), Importance.MEDIUM,
                 "Compression codec of the Avro container files: " + String.join(", ", AvroCodecs.NAMES) + ".",
                 GROUP_AVRO, ++order, Width.SHORT, "Codec");
         def.define(AVRO_CODEC_LEVEL, Type.INT, -1, ConfigDef.Range.between(-1, 22), Importance.LOW,
@@ -644,215 +630,5 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     private static String trimTrailingSlash(String path) {
         return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-    }
-
-    /** Validators: each names what is wrong and what a right value looks like. */
-    static final class UriValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            String text = value == null ? "" : value.toString().trim();
-            if (text.isEmpty()) {
-                return;
-            }
-            try {
-                java.net.URI uri = new java.net.URI(text);
-                if (uri.getScheme() == null) {
-                    throw new ConfigException(name, value,
-                            "A FileSystem URL needs a scheme, for example hdfs://namenode:8020 or file:///data.");
-                }
-            } catch (java.net.URISyntaxException e) {
-                throw new ConfigException(name, value, "Not a valid URL: " + e.getMessage());
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "a URL with a scheme, e.g. hdfs://namenode:8020, or empty";
-        }
-    }
-
-    static final class AbsolutePathValidator implements ConfigDef.Validator {
-        private final boolean emptyAllowed;
-
-        AbsolutePathValidator() {
-            this(false);
-        }
-
-        AbsolutePathValidator(boolean emptyAllowed) {
-            this.emptyAllowed = emptyAllowed;
-        }
-
-        @Override
-        public void ensureValid(String name, Object value) {
-            String text = value == null ? "" : value.toString().trim();
-            if (text.isEmpty() && emptyAllowed) {
-                return;
-            }
-            if (!text.startsWith("/")) {
-                throw new ConfigException(name, value,
-                        "Give an absolute path on the FileSystem of fs.url, for example /warehouse/hive-sink.");
-            }
-        }
-
-        @Override
-        public String toString() {
-            return emptyAllowed ? "an absolute path, or empty" : "an absolute path";
-        }
-    }
-
-    static final class MetastoreUrisValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            @SuppressWarnings("unchecked")
-            List<String> uris = (List<String>) value;
-            if (uris == null || uris.isEmpty()) {
-                throw new ConfigException(name, value,
-                        "Give at least one metastore URI, for example thrift://metastore:9083.");
-            }
-            for (String uri : uris) {
-                if (!uri.matches("thrift://[^/:]+:\\d+/?")) {
-                    throw new ConfigException(name, value,
-                            "'" + uri + "' is not a metastore URI; expected thrift://host:port, "
-                                    + "for example thrift://metastore:9083.");
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "thrift://host:port[,thrift://host:port...]";
-        }
-    }
-
-    static final class IdentifierValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            if (value == null || !HIVE_IDENTIFIER.matcher(value.toString()).matches()) {
-                throw new ConfigException(name, value,
-                        "A Hive name holds letters, digits and underscores, starts with a letter or underscore "
-                                + "and has at most 128 characters.");
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "a Hive identifier: [A-Za-z_][A-Za-z0-9_]*";
-        }
-    }
-
-    static final class TableMapValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            @SuppressWarnings("unchecked")
-            List<String> entries = (List<String>) value;
-            List<String> seen = new ArrayList<>();
-            for (String entry : entries) {
-                int colon = entry.lastIndexOf(':');
-                if (colon <= 0 || colon == entry.length() - 1) {
-                    throw new ConfigException(name, value,
-                            "Entry '" + entry + "' is not topic:table, for example orders:fact_orders.");
-                }
-                String topic = entry.substring(0, colon).trim();
-                String table = entry.substring(colon + 1).trim();
-                if (!HIVE_IDENTIFIER.matcher(table).matches()) {
-                    throw new ConfigException(name, value, "Table '" + table + "' of topic '" + topic
-                            + "' is not a Hive name (letters, digits, underscores; not starting with a digit).");
-                }
-                if (seen.contains(topic)) {
-                    throw new ConfigException(name, value, "Topic '" + topic + "' is mapped twice.");
-                }
-                seen.add(topic);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "topic:table[,topic:table...]";
-        }
-    }
-
-    static final class PartitionFieldsValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            @SuppressWarnings("unchecked")
-            List<String> fields = (List<String>) value;
-            List<String> seen = new ArrayList<>();
-            for (String field : fields) {
-                if (!HIVE_IDENTIFIER.matcher(field).matches()) {
-                    throw new ConfigException(name, value, "Partition field '" + field
-                            + "' is not a usable column name (letters, digits, underscores; not starting with a "
-                            + "digit).");
-                }
-                String lower = field.toLowerCase(Locale.ROOT);
-                if (seen.contains(lower)) {
-                    throw new ConfigException(name, value, "Partition field '" + field + "' is listed twice.");
-                }
-                seen.add(lower);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "field[,field...]";
-        }
-    }
-
-    static final class TablePropertiesValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            @SuppressWarnings("unchecked")
-            List<String> entries = (List<String>) value;
-            for (String entry : entries) {
-                if (entry.indexOf('=') <= 0) {
-                    throw new ConfigException(name, value, "Entry '" + entry + "' is not key=value.");
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "key=value[,key=value...]";
-        }
-    }
-
-    static final class PartitionerValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            @SuppressWarnings("unchecked")
-            List<String> entries = (List<String>) value;
-            List<String> seen = new ArrayList<>();
-            for (String entry : entries) {
-                String partitioner = entry.trim();
-                if (!partitioner.matches("[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*")) {
-                    throw new ConfigException(name, value, "'" + partitioner + "' is neither field, time, kafka "
-                            + "nor a class name.");
-                }
-                if (seen.contains(partitioner)) {
-                    throw new ConfigException(name, value, "'" + partitioner + "' is listed twice.");
-                }
-                seen.add(partitioner);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "field, time, kafka or a class name, comma-separated";
-        }
-    }
-
-    static final class CodecValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            String codec = value == null ? "" : value.toString().trim().toLowerCase(Locale.ROOT);
-            if (!AvroCodecs.NAMES.contains(codec)) {
-                throw new ConfigException(name, value,
-                        "Unknown codec; choose one of " + String.join(", ", AvroCodecs.NAMES) + ".");
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "one of " + String.join(", ", AvroCodecs.NAMES);
-        }
     }
 }
