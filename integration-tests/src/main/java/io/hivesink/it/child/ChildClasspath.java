@@ -30,12 +30,7 @@ public final class ChildClasspath {
         return locate("hive-child", "io/hivesink/hivechild");
     }
 
-    /** A bare Kafka Connect worker ({@code connect-child}: the Kafka runtime only). */
-    public static ChildClasspath connectWorker() {
-        return connectWorker("connect-child");
-    }
-
-    /** A bare Kafka Connect worker of another release ({@code connect-child-3.9}, ...). */
+    /** A bare Kafka Connect worker, the Kafka runtime only: {@code connect-child}, {@code connect-child-3.9}, ... */
     public static ChildClasspath connectWorker(String module) {
         return locate(module, null);
     }

@@ -37,19 +37,13 @@ public final class ConnectWorkerProcess implements AutoCloseable {
     }
 
     /**
-     * Starts a worker of the Connect cluster {@code groupId} and waits until its REST API answers.
+     * Starts a worker of the given release in the Connect cluster {@code groupId} and waits until its REST API
+     * answers.
      *
      * @param pluginPath the directory holding the unpacked plugin
      * @param extraProps worker settings that replace or add to the defaults (small timeouts for tests)
      * @param environment extra environment variables, e.g. the fault-injection switch
      */
-    public static ConnectWorkerProcess start(String name, Path workDir, String bootstrapServers, String groupId,
-            Path pluginPath, Map<String, String> extraProps, Map<String, String> environment) throws IOException {
-        return start(ConnectRelease.KAFKA_4_1, name, workDir, bootstrapServers, groupId, pluginPath, extraProps,
-                environment);
-    }
-
-    /** As above, a worker of the given release. */
     public static ConnectWorkerProcess start(ConnectRelease release, String name, Path workDir,
             String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
             Map<String, String> environment) throws IOException {
