@@ -20,16 +20,11 @@ public final class TableSettings {
     public static final String PREFIX = "table.";
     public static final String LOCATION = "location";
     /** The keys a table may set for itself. */
-    public static final List<String> OVERRIDABLE = List.of(HiveSinkConfig.PARTITIONER,
-            HiveSinkConfig.PARTITION_FIELDS, HiveSinkConfig.PARTITION_TIME_PATTERN, HiveSinkConfig.PARTITION_TIME_ZONE,
-            HiveSinkConfig.PARTITION_TIME_FIELD, HiveSinkConfig.PARTITION_TIME_FIELD_UNIT,
-            HiveSinkConfig.PARTITION_TIME_FIELD_FORMAT, HiveSinkConfig.TABLE_PROPERTIES,
-            HiveSinkConfig.SCHEMA_EVOLUTION, HiveSinkConfig.AVRO_CODEC, HiveSinkConfig.AVRO_CODEC_LEVEL,
-            HiveSinkConfig.BATCH_MAX_RECORDS);
+    public static final List<String> OVERRIDABLE = TableConfig.KEYS;
 
     private final Map<String, String> originals;
     private final Map<String, Map<String, String>> overrides;
-    private final Map<String, HiveSinkConfig> configs = new ConcurrentHashMap<>();
+    private final Map<String, TableConfig> configs = new ConcurrentHashMap<>();
 
     private TableSettings(Map<String, String> originals, Map<String, Map<String, String>> overrides) {
         this.originals = originals;
@@ -59,8 +54,9 @@ public final class TableSettings {
         return merged;
     }
 
-    public HiveSinkConfig configFor(String table) {
-        return configs.computeIfAbsent(table, t -> HiveSinkConfig.parseKeys(settingsFor(t)));
+    /** The table's own settings, read once. */
+    public TableConfig configFor(String table) {
+        return configs.computeIfAbsent(table, t -> TableConfig.of(settingsFor(t)));
     }
 
     /** The tables that set {@code key} for themselves. */
@@ -111,10 +107,8 @@ public final class TableSettings {
                 problems.put(key, "A table can override only " + String.join(", ", OVERRIDABLE) + " and set "
                         + LOCATION + "; '" + parts[1] + "' is none of them.");
             } else {
-                Map<String, String> overridden = new HashMap<>(props);
-                overridden.put(parts[1], props.get(key));
                 try {
-                    HiveSinkConfig.parseKeys(overridden);
+                    HiveSinkConfig.readKeys(Map.of(parts[1], props.get(key)), List.of(parts[1]));
                 } catch (ConfigException e) {
                     problems.put(key, e.getMessage());
                 }
@@ -123,13 +117,12 @@ public final class TableSettings {
         if (problems.isEmpty()) {
             TableSettings settings = of(props);
             for (String table : settings.overrides.keySet()) {
-                HiveSinkConfig config = settings.configFor(table);
-                String levelProblem = config.codecLevel() == -1 ? null
-                        : AvroCodecs.levelProblem(config.codecName(), config.codecLevel());
+                TableConfig config = settings.configFor(table);
+                String levelProblem = AvroConfig.levelProblem(config.codecName(), config.codecLevel());
                 if (levelProblem != null) {
-                    String levelKey = PREFIX + table + "." + HiveSinkConfig.AVRO_CODEC_LEVEL;
+                    String levelKey = PREFIX + table + "." + AvroConfig.AVRO_CODEC_LEVEL;
                     problems.put(props.containsKey(levelKey) ? levelKey
-                            : PREFIX + table + "." + HiveSinkConfig.AVRO_CODEC, levelProblem);
+                            : PREFIX + table + "." + AvroConfig.AVRO_CODEC, levelProblem);
                 }
             }
         }

@@ -73,6 +73,15 @@ final class Validators {
         });
     }
 
+    /** A boolean; ConfigDef has parsed the text already, so this only names what a right value is. */
+    static ConfigDef.Validator bool() {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            if (!(value instanceof Boolean)) {
+                throw new ConfigException(name, value, "Give true or false.");
+            }
+        }, () -> "true or false");
+    }
+
     /** A text that {@code parse} can read; the problem is {@code problem} and what the parser said. */
     static ConfigDef.Validator parsedBy(String description, Function<String, ?> parse, String problem) {
         return text(description, text -> {

@@ -14,7 +14,7 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.PartitionConfig;
 import io.hivesink.table.PartitionSpec;
 
 /**
@@ -34,7 +34,7 @@ public final class FieldPartitioner implements Partitioner {
 
     @Override
     public void configure(Map<String, String> settings) {
-        fieldNames = HiveSinkConfig.parseKeys(settings).partitionFields();
+        fieldNames = PartitionConfig.fieldsOf(settings);
     }
 
     /**
@@ -50,7 +50,7 @@ public final class FieldPartitioner implements Partitioner {
             if (field == null) {
                 throw new DataException("Partition field '" + name + "' is not a top-level field of the record "
                         + "schema (fields: " + valueSchema.fields().stream().map(Field::name).toList()
-                        + "). Fix " + HiveSinkConfig.PARTITION_FIELDS + " or the records.");
+                        + "). Fix " + PartitionConfig.PARTITION_FIELDS + " or the records.");
             }
             fields.add(field);
             names.add(name.toLowerCase(Locale.ROOT));

@@ -7,7 +7,7 @@ import java.util.Map;
 
 import org.apache.kafka.common.config.ConfigException;
 
-import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.PartitionConfig;
 
 /** Makes the partitioners that {@code partitioner} names: built-in ones by name, custom ones by class. */
 public final class Partitioners {
@@ -45,18 +45,18 @@ public final class Partitioners {
         try {
             type = Class.forName(className, true, Partitioner.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            throw new ConfigException(HiveSinkConfig.PARTITIONER, className, "No built-in partitioner ("
+            throw new ConfigException(PartitionConfig.PARTITIONER, className, "No built-in partitioner ("
                     + FIELD + ", " + TIME + ", " + KAFKA + ") and no class of that name on the plugin's class path. "
                     + "Put the jar with the class in the connector's plugin directory.");
         }
         if (!Partitioner.class.isAssignableFrom(type)) {
-            throw new ConfigException(HiveSinkConfig.PARTITIONER, className, "The class does not implement "
+            throw new ConfigException(PartitionConfig.PARTITIONER, className, "The class does not implement "
                     + Partitioner.class.getName() + ".");
         }
         try {
             return (Partitioner) type.getConstructor().newInstance();
         } catch (ReflectiveOperationException e) {
-            throw new ConfigException(HiveSinkConfig.PARTITIONER, className, "Cannot make an instance (a public "
+            throw new ConfigException(PartitionConfig.PARTITIONER, className, "Cannot make an instance (a public "
                     + "no-argument constructor is needed): " + e);
         }
     }

@@ -13,7 +13,7 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.TablesConfig;
 
 /**
  * Picks the Hive table of each record. By topic: the explicit {@code hive.table.map} entry, else the table template
@@ -54,7 +54,7 @@ public final class TableRouter {
         this.reserved = Set.copyOf(reserved);
     }
 
-    public static TableRouter fromConfig(HiveSinkConfig config) {
+    public static TableRouter fromConfig(TablesConfig config) {
         return new TableRouter(config.tableMap(), config.routeTopicRegex(), config.routeField(),
                 config.routeTableTemplate(), Set.of(config.ledgerTable()));
     }
@@ -77,7 +77,7 @@ public final class TableRouter {
         if (field == null) {
             throw new DataException("The record has no field '" + routeField + "' to route by (fields: "
                     + value.schema().fields().stream().map(Field::name).toList() + "). Fix "
-                    + HiveSinkConfig.ROUTE_FIELD + " or the records.");
+                    + TablesConfig.ROUTE_FIELD + " or the records.");
         }
         if (field.schema().type() == Schema.Type.STRUCT || field.schema().type() == Schema.Type.ARRAY
                 || field.schema().type() == Schema.Type.MAP || field.schema().type() == Schema.Type.BYTES) {
@@ -114,9 +114,9 @@ public final class TableRouter {
             if (topicRegex != null) {
                 groups = topicRegex.matcher(topic);
                 if (!groups.matches()) {
-                    throw new DataException("Topic '" + topic + "' does not match " + HiveSinkConfig.ROUTE_TOPIC_REGEX
+                    throw new DataException("Topic '" + topic + "' does not match " + TablesConfig.ROUTE_TOPIC_REGEX
                             + " (" + topicRegex.pattern() + "), so its table cannot be named. Widen the pattern, or "
-                            + "map the topic in " + HiveSinkConfig.TABLE_MAP + ".");
+                            + "map the topic in " + TablesConfig.TABLE_MAP + ".");
                 }
             }
             table = fill(topic, groups, null);
@@ -149,7 +149,7 @@ public final class TableRouter {
         if (name.toString().isBlank()) {
             throw new DataException("The table name template '" + template + "' gives an empty name for topic '"
                     + topic + "'" + (fieldValue != null ? " and value '" + fieldValue + "'" : "") + ". Fix "
-                    + HiveSinkConfig.ROUTE_TABLE_TEMPLATE + ".");
+                    + TablesConfig.ROUTE_TABLE_TEMPLATE + ".");
         }
         return hiveSafeName(name.toString());
     }
@@ -157,7 +157,7 @@ public final class TableRouter {
     private String checked(String table) {
         if (reserved.contains(table)) {
             throw new DataException("The record would land in table '" + table + "', which the connector keeps "
-                    + "for itself (" + HiveSinkConfig.LEDGER_TABLE + "). Route it elsewhere.");
+                    + "for itself (" + TablesConfig.LEDGER_TABLE + "). Route it elsewhere.");
         }
         return table;
     }

@@ -21,7 +21,7 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.PartitionConfig;
 import io.hivesink.config.TimePattern;
 import io.hivesink.table.PartitionSpec;
 
@@ -42,14 +42,14 @@ public final class TimePartitioner implements Partitioner {
 
     @Override
     public void configure(Map<String, String> settings) {
-        HiveSinkConfig config = HiveSinkConfig.parseKeys(settings);
-        fieldName = config.partitionTimeField();
-        unit = config.partitionTimeFieldUnit();
-        zone = config.partitionTimeZone();
-        String format = config.partitionTimeFieldFormat();
+        PartitionConfig.Time config = PartitionConfig.timeOf(settings);
+        fieldName = config.field();
+        unit = config.fieldUnit();
+        zone = config.zone();
+        String format = config.fieldFormat();
         textFormatPattern = format;
         textFormat = format.isEmpty() ? null : DateTimeFormatter.ofPattern(format, java.util.Locale.ROOT);
-        pattern = TimePattern.parse(config.partitionTimePattern(), zone);
+        pattern = TimePattern.parse(config.pattern(), zone);
     }
 
     @Override
@@ -115,7 +115,7 @@ public final class TimePartitioner implements Partitioner {
         if (field == null) {
             throw new DataException("Time field '" + fieldName + "' is not a top-level field of the record schema "
                     + "(fields: " + valueSchema.fields().stream().map(Field::name).toList() + "). Fix "
-                    + HiveSinkConfig.PARTITION_TIME_FIELD + " or the records.");
+                    + PartitionConfig.PARTITION_TIME_FIELD + " or the records.");
         }
         Schema schema = field.schema();
         String logical = schema.name();
@@ -140,8 +140,8 @@ public final class TimePartitioner implements Partitioner {
         }
         throw new DataException("Time field '" + fieldName + "' has type " + schema.type()
                 + (logical != null ? " (" + logical + ")" : "") + "; the time partitioner reads a Timestamp, a "
-                + "Date, an int64 epoch (" + HiveSinkConfig.PARTITION_TIME_FIELD_UNIT + ") or a string ("
-                + HiveSinkConfig.PARTITION_TIME_FIELD_FORMAT + ").");
+                + "Date, an int64 epoch (" + PartitionConfig.PARTITION_TIME_FIELD_UNIT + ") or a string ("
+                + PartitionConfig.PARTITION_TIME_FIELD_FORMAT + ").");
     }
 
     private long parse(String text) {
@@ -153,7 +153,7 @@ public final class TimePartitioner implements Partitioner {
         } catch (DateTimeParseException e) {
             throw new DataException("Time field '" + fieldName + "' holds '" + text + "', which does not parse as "
                     + (textFormat == null ? "an ISO-8601 date or time" : "'" + textFormatPattern + "'")
-                    + ": " + e.getMessage() + ". Fix " + HiveSinkConfig.PARTITION_TIME_FIELD_FORMAT
+                    + ": " + e.getMessage() + ". Fix " + PartitionConfig.PARTITION_TIME_FIELD_FORMAT
                     + " or the records.", e);
         }
     }

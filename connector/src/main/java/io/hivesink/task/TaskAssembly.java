@@ -25,8 +25,14 @@ import io.hivesink.commit.Fencing;
 import io.hivesink.commit.Ledger;
 import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskRun;
+import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.InputConfig;
+import io.hivesink.config.MetastoreConfig;
+import io.hivesink.config.StorageConfig;
+import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableSettings;
+import io.hivesink.config.TablesConfig;
 import io.hivesink.confluent.ConfluentAvroInput;
 import io.hivesink.confluent.SchemaRegistryClient;
 import io.hivesink.fs.HadoopFileSystems;
@@ -81,47 +87,52 @@ public final class TaskAssembly implements AutoCloseable {
         String instance = connectorTableName + "-t" + taskId + "-" + Long.toString(clock.getAsLong(), 36) + "-"
                 + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
 
-        Configuration hadoopConf = HadoopFileSystems.configuration(config.hadoopConfDir());
-        FileSystem fs = HadoopFileSystems.open(config.fsUrl(), hadoopConf);
+        StorageConfig storage = config.storage();
+        Configuration hadoopConf = HadoopFileSystems.configuration(storage.hadoopConfDir());
+        FileSystem fs = HadoopFileSystems.open(storage.fsUrl(), hadoopConf);
         Metastore metastore = null;
         ExecutorService workers = null;
         TableWriters writers = null;
         try {
-            String warehouseUri = fs.makeQualified(new Path(config.warehouseDir())).toString();
-            Path connectorStaging = new Path(fs.makeQualified(new Path(config.stagingDir())), connectorTableName);
+            String warehouseUri = fs.makeQualified(new Path(storage.warehouseDir())).toString();
+            Path connectorStaging = new Path(fs.makeQualified(new Path(storage.stagingDir())), connectorTableName);
             StagingArea staging = new StagingArea(fs, new Path(connectorStaging, "task-" + taskId));
 
-            metastore = metastores.connect(new MetastoreSettings(config.metastoreUris(),
-                    config.metastoreSslEnabled(), config.metastoreTruststorePath(),
-                    config.metastoreTruststorePassword().value()));
+            MetastoreConfig metastoreConfig = config.metastore();
+            metastore = metastores.connect(new MetastoreSettings(metastoreConfig.uris(),
+                    metastoreConfig.sslEnabled(), metastoreConfig.truststorePath(),
+                    metastoreConfig.truststorePassword().value()));
+            TablesConfig tablesConfig = config.tables();
+            String database = tablesConfig.database();
             TableSettings tableSettings = TableSettings.of(props);
-            HiveTables tables = new HiveTables(metastore, config.database(), warehouseUri,
+            HiveTables tables = new HiveTables(metastore, database, warehouseUri,
                     table -> tableOptions(fs, tableSettings, table));
-            int threads = config.writerThreads();
+            int threads = config.avro().writerThreads();
             workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
-            writers = new TableWriters(tableSettings, workers, threads, config.syncIntervalBytes());
-            StateTables states = new StateTables(metastore, config.database(), connectorName, connectorTableName,
+            writers = new TableWriters(tableSettings, workers, threads, config.avro().syncIntervalBytes());
+            StateTables states = new StateTables(metastore, database, connectorName, connectorTableName,
                     new Path(connectorStaging, "state").toString(), instance);
             ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
-                    new Ledger(tables, metastore, config.ledgerTable()), states, FaultInjector.fromEnvironment(),
+                    new Ledger(tables, metastore, tablesConfig.ledgerTable()), states, FaultInjector.fromEnvironment(),
                     new TaskRun(connectorName, taskId, instance), clock);
-            Fencing fencing = committer.start(Fencing.fromConfig(config.fencing()));
+            Fencing fencing = committer.start(Fencing.fromConfig(metastoreConfig.fencing()));
             log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
-                    fencing == Fencing.LOCKS ? "locks" : "compare-and-set", HiveSinkConfig.METASTORE_FENCING,
-                    config.fencing());
+                    fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
+                    metastoreConfig.fencing());
 
-            Partitioners.create(config.partitioners(), props); // a bad partitioner class fails the start, not a batch
-            TableLayouts layouts = new TableLayouts(config.database(),
+            // a bad partitioner class fails the start, not a batch
+            Partitioners.create(config.partitioning().partitioners(), props);
+            TableLayouts layouts = new TableLayouts(database,
                     table -> Partitioners.create(tableSettings.configFor(table).partitioners(),
                             tableSettings.settingsFor(table)),
                     (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
-            BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(config), layouts,
+            BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
                     instance, workers, 2 * threads + 2, reporter != null);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer,
                     reporter == null ? null : new RejectedRecords(reporter), clock);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
-                    connectorName, instance, config.database(), warehouseUri, config.database(),
-                    config.ledgerTable(), config.metastoreUris());
+                    connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),
+                    metastoreConfig.uris());
             return new TaskAssembly(fs, metastore, workers, writers, cycle);
         } catch (RuntimeException | Error e) {
             new TaskAssembly(fs, metastore, workers, writers, null).close();
@@ -130,30 +141,30 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
-        if (!config.confluentAvroInput()) {
+        InputConfig input = config.input();
+        if (!input.confluentAvro()) {
             return ConnectInput.INSTANCE;
         }
         SchemaRegistryClient registry = new SchemaRegistryClient(new SchemaRegistryClient.Settings(
-                config.schemaRegistryUrls(), config.schemaRegistryBasicAuth(),
-                config.schemaRegistryTruststoreLocation(), config.schemaRegistryTruststorePassword(),
-                config.schemaRegistryRequestTimeout(), config.schemaRegistryRetryAttempts(),
-                config.schemaRegistryRetryBackoff(), config.schemaRegistryRetryBackoffMax()));
+                input.registryUrls(), input.registryBasicAuth().value(), input.registryTruststoreLocation(),
+                input.registryTruststorePassword().value(), input.registryRequestTimeout(),
+                input.registryRetryAttempts(), input.registryRetryBackoff(), input.registryRetryBackoffMax()));
         log.info("Values are Avro framed by Confluent's serializer, passed through as they are; schemas from {}",
-                config.schemaRegistryUrls());
-        return new ConfluentAvroInput(registry::schemaById, config.routeField());
+                input.registryUrls());
+        return new ConfluentAvroInput(registry::schemaById, config.tables().routeField());
     }
 
     private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {
         Map<String, Long> tableLimits = new HashMap<>();
-        for (String table : tableSettings.tablesSetting(HiveSinkConfig.BATCH_MAX_RECORDS)) {
+        for (String table : tableSettings.tablesSetting(BatchConfig.BATCH_MAX_RECORDS)) {
             tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
         }
-        return new FlushPolicy(config.batchMaxRecords(), config.batchMaxBytes(), config.batchMaxIntervalMs(),
-                tableLimits);
+        BatchConfig batch = config.batch();
+        return new FlushPolicy(batch.maxRecords(), batch.maxBytes(), batch.maxIntervalMs(), tableLimits);
     }
 
     private static TableOptions tableOptions(FileSystem fs, TableSettings settings, String table) {
-        HiveSinkConfig tableConfig = settings.configFor(table);
+        TableConfig tableConfig = settings.configFor(table);
         String location = settings.location(table);
         return new TableOptions(location == null ? null : fs.makeQualified(new Path(location)).toString(),
                 tableConfig.tableProperties(), tableConfig.schemaEvolution());

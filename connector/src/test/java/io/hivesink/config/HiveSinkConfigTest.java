@@ -30,12 +30,12 @@ class HiveSinkConfigTest {
     @Test
     void defaultsAreSane() {
         HiveSinkConfig config = HiveSinkConfig.parse(minimal());
-        assertEquals(1_000_000, config.batchMaxRecords());
-        assertEquals("snappy", config.codecName());
-        assertEquals("default", config.database());
-        assertEquals("/warehouse/hive-sink", config.warehouseDir());
-        assertEquals("/warehouse/hive-sink/.hive-sink-staging", config.stagingDir());
-        assertEquals(List.of(), config.partitionFields());
+        assertEquals(1_000_000, config.batch().maxRecords());
+        assertEquals("snappy", config.avro().codecName());
+        assertEquals("default", config.tables().database());
+        assertEquals("/warehouse/hive-sink", config.storage().warehouseDir());
+        assertEquals("/warehouse/hive-sink/.hive-sink-staging", config.storage().stagingDir());
+        assertEquals(List.of(), config.partitioning().fields());
     }
 
     @Test
@@ -61,7 +61,7 @@ class HiveSinkConfigTest {
         HiveSinkConfig.parse(props);
         TableSettings settings = TableSettings.of(props);
         assertEquals(List.of("field"), settings.configFor("fact_orders").partitioners());
-        assertEquals(List.of("country"), settings.configFor("fact_orders").partitionFields());
+        assertEquals(List.of("country"), PartitionConfig.fieldsOf(settings.settingsFor("fact_orders")));
         assertEquals(List.of("time"), settings.configFor("dim_customer").partitioners());
         assertEquals("/data/orders", settings.location("fact_orders"));
         assertEquals(null, settings.location("dim_customer"));
@@ -95,6 +95,40 @@ class HiveSinkConfigTest {
     }
 
     @Test
+    void eachBuiltInPartitionerReadsOnlyItsOwnKeys() {
+        Map<String, String> settings = Map.of("partition.fields", "country,day", "partition.time.zone", "Mars/Base",
+                "avro.codec", "no-such-codec");
+        assertEquals(List.of("country", "day"), PartitionConfig.fieldsOf(settings));
+        ConfigException zone = assertThrows(ConfigException.class, () -> PartitionConfig.timeOf(settings));
+        assertTrue(zone.getMessage().contains("partition.time.zone"), zone.getMessage());
+
+        PartitionConfig.Time time = PartitionConfig.timeOf(Map.of("partition.time.field", " ts ",
+                "partition.time.field.unit", "seconds", "partition.time.pattern", "dt=yyyy-MM-dd/hr=HH"));
+        assertEquals("ts", time.field());
+        assertEquals(java.util.concurrent.TimeUnit.SECONDS, time.fieldUnit());
+        assertEquals(java.time.ZoneId.of("UTC"), time.zone());
+        assertEquals("dt=yyyy-MM-dd/hr=HH", time.pattern());
+    }
+
+    @Test
+    void aTableConfigHoldsTheConnectorsValueOrTheTablesOwn() {
+        Map<String, String> props = minimal();
+        props.put("avro.codec", "deflate");
+        props.put("batch.max.records", "5000");
+        props.put("table.big.batch.max.records", "200000");
+        props.put("table.big.schema.evolution", "none");
+        TableSettings settings = TableSettings.of(props);
+        TableConfig big = settings.configFor("big");
+        assertEquals(200_000, big.batchMaxRecords());
+        assertFalse(big.schemaEvolution());
+        assertEquals("deflate", big.codecName());
+        TableConfig other = settings.configFor("other");
+        assertEquals(5000, other.batchMaxRecords());
+        assertTrue(other.schemaEvolution());
+        assertEquals(List.of("field"), other.partitioners());
+    }
+
+    @Test
     void routingAndPartitioningKeysAreChecked() {
         Map<String, String> props = minimal();
         props.put("route.topic.regex", "prod\\.(.+");
@@ -104,7 +138,7 @@ class HiveSinkConfigTest {
         ConfigException both = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
         assertTrue(both.getMessage().contains("route.topic.regex"), both.getMessage());
         props.remove("route.topic.regex");
-        assertEquals("${field}", HiveSinkConfig.parse(props).routeTableTemplate());
+        assertEquals("${field}", HiveSinkConfig.parse(props).tables().routeTableTemplate());
         props.put("partition.time.pattern", "dt=yyyy-MM-dd/hour");
         ConfigException pattern = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
         assertTrue(pattern.getMessage().contains("column=format"), pattern.getMessage());
@@ -133,9 +167,9 @@ class HiveSinkConfigTest {
         props.put("schema.registry.url", "http://registry-a:8081, https://registry-b:8081/");
         props.put("schema.registry.basic.auth.user.info", "sink:secret");
         HiveSinkConfig config = HiveSinkConfig.parse(props);
-        assertTrue(config.confluentAvroInput());
-        assertEquals(List.of("http://registry-a:8081", "https://registry-b:8081/"), config.schemaRegistryUrls());
-        assertEquals("sink:secret", config.schemaRegistryBasicAuth());
+        assertTrue(config.input().confluentAvro());
+        assertEquals(List.of("http://registry-a:8081", "https://registry-b:8081/"), config.input().registryUrls());
+        assertEquals("sink:secret", config.input().registryBasicAuth().value());
         assertFalse(config.values().toString().contains("secret"),
                 "the parsed credentials are a Password, hidden wherever the config is printed or logged");
 

@@ -70,7 +70,7 @@ class RoutingTest {
     static PartitionScheme scheme(Schema schema, String... keyValues) {
         Map<String, String> settings = settings(keyValues);
         return PartitionScheme.bind(Partitioners.create(
-                io.hivesink.config.HiveSinkConfig.parseKeys(settings).partitioners(), settings), schema);
+                io.hivesink.config.HiveSinkConfig.parseKeys(settings).partitioning().partitioners(), settings), schema);
     }
 
     @Test

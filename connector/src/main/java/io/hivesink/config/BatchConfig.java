@@ -1,0 +1,43 @@
+package io.hivesink.config;
+
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/** The Batching keys: when the open batch is written and committed. */
+// ConfigDef's Type, Importance and Width read as the DSL they are in every define below
+@SuppressWarnings("BadImport")
+public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs) {
+
+    public static final String GROUP = "Batching";
+    public static final String BATCH_MAX_RECORDS = "batch.max.records";
+    public static final String BATCH_MAX_BYTES = "batch.max.bytes";
+    public static final String BATCH_MAX_INTERVAL_MS = "batch.max.interval.ms";
+
+    static void define(ConfigDef def) {
+        int order = 0;
+        def.define(BATCH_MAX_RECORDS, Type.INT, 1_000_000, ConfigDef.Range.between(1, 50_000_000),
+                Importance.HIGH,
+                "A batch is written and committed once it holds this many records.",
+                GROUP, ++order, Width.SHORT, "Batch records");
+        def.define(BATCH_MAX_BYTES, Type.LONG, 512L * 1024 * 1024,
+                ConfigDef.Range.between(1024L, 64L * 1024 * 1024 * 1024), Importance.MEDIUM,
+                "A batch is written and committed once its records take this many bytes, encoded as Avro and "
+                        + "held in memory. Keep it well under the worker's heap.",
+                GROUP, ++order, Width.SHORT, "Batch bytes");
+        def.define(BATCH_MAX_INTERVAL_MS, Type.LONG, 300_000L, ConfigDef.Range.between(100L, 24L * 3600 * 1000),
+                Importance.MEDIUM,
+                "A batch is written and committed at the latest this long after its first record arrived "
+                        + "(checked as records arrive: while none come, the batch waits for the worker's next "
+                        + "offset commit). Each offset commit of the worker (offset.flush.interval.ms, default 60 s) "
+                        + "also ends the open batch: raise it to get bigger batches.",
+                GROUP, ++order, Width.SHORT, "Batch interval");
+    }
+
+    static BatchConfig from(AbstractConfig config) {
+        return new BatchConfig(config.getInt(BATCH_MAX_RECORDS), config.getLong(BATCH_MAX_BYTES),
+                config.getLong(BATCH_MAX_INTERVAL_MS));
+    }
+}
