@@ -33,8 +33,8 @@ import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.RecordGroup;
 import io.hivesink.batch.TableLayouts;
-import io.hivesink.confluent.ConfluentAvroInput;
-import io.hivesink.confluent.ConfluentFrame;
+import io.hivesink.input.ConfluentAvroInput;
+import io.hivesink.input.ConfluentFrame;
 import io.hivesink.route.TableRouter;
 
 /** One way of turning a batch of records (Connect Structs, or the same records as framed bytes) into an Avro file. */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -14,8 +15,8 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.ByteSink;
-import io.hivesink.confluent.FramedDatum;
-import io.hivesink.input.RecordInput;
+import io.hivesink.input.FramedDatum;
+import io.hivesink.input.RecordValue;
 import io.hivesink.route.TableRouter;
 import io.hivesink.table.PartitionValues;
 
@@ -42,74 +43,35 @@ final class ChunkEncoder {
         this.rejectBadRecords = rejectBadRecords;
     }
 
-    /**
-     * @param tables the table of each record as the task thread routed it, or null where it could not (this
-     *     encoder then routes the record again, and so reports the error with it)
-     * @param values what the task thread made of each record's value ({@link io.hivesink.input.RecordInput}): a
-     *     Struct, a {@link FramedDatum}, or the DataException that says why the record cannot be stored
-     */
     @SuppressWarnings("ReferenceEquality") // the last group's stats are reused while the same group repeats
-    EncodedChunk encode(List<SinkRecord> records, List<String> tables, List<Object> values) {
+    EncodedChunk encode(List<TakenRecord> records) {
         ByteSink sink = SINK.get();
         sink.reset();
+        RecordWriter writer = new RecordWriter(sink);
         int[] ends = new int[records.size()];
         RecordGroup[] groupOf = new RecordGroup[records.size()];
-        String table = null;
-        Object lastSchema = null;
-        TableLayout layout = null;
         int count = 0;
         IdentityHashMap<RecordGroup, GroupStats> stats = new IdentityHashMap<>();
         List<RejectedRecord> rejected = List.of();
         RecordGroup lastGroup = null;
         GroupStats lastStats = null;
         RuntimeException failure = null;
-        for (int i = 0; i < records.size(); i++) {
-            SinkRecord record = records.get(i);
-            Object input = values.get(i);
+        for (TakenRecord taken : records) {
+            SinkRecord record = taken.record();
             int mark = sink.size();
+            RecordGroup group;
             try {
-                if (input instanceof DataException why) {
-                    throw why;
-                }
-                FramedDatum datum = input instanceof FramedDatum framed ? framed : null;
-                Struct value = datum == null ? (Struct) input : null;
-                table = tables.get(i);
-                if (table == null) {
-                    table = router.tableFor(record, datum == null ? value : datum.routeFields());
-                }
-                Object schema = datum == null ? value.schema() : datum.writer();
-                if (layout == null || schema != lastSchema || !table.equals(layout.table())) {
-                    layout = datum == null ? layouts.layoutFor(table, value.schema())
-                            : layouts.passthroughLayoutFor(table, datum.writer());
-                    lastSchema = schema;
-                }
-                layout.requireUsable();
-                if (datum != null) {
-                    // reads the partition fields and proves the whole datum sound before its bytes are copied
-                    value = layout.datumFields().read(datum.value(), datum.frame().offset(), datum.frame().length());
-                }
-                PartitionValues partition = layout.partitioner().partitionOf(record, value);
-                TableLayout groupLayout = layout;
-                RecordGroup group = groups.computeIfAbsent(new GroupKey(layout, partition),
-                        k -> new RecordGroup(groupLayout, partition, null, null));
-                if (datum == null) {
-                    layout.encoder().encode(value, sink);
-                } else {
-                    sink.writeFixed(datum.value(), datum.frame().offset(), datum.frame().length());
-                }
-                groupOf[count] = group;
-                if (group != lastGroup) {
-                    lastGroup = group;
-                    lastStats = stats.computeIfAbsent(lastGroup, g -> new GroupStats());
-                }
-                lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp());
+                writer.record = record;
+                writer.table = taken.table() != null ? taken.table()
+                        : router.tableFor(record, taken.value().routeFields());
+                group = taken.value().accept(writer);
             } catch (RuntimeException e) {
                 sink.truncate(mark);
                 if (e instanceof ConnectException && !(e instanceof DataException)) {
                     failure = e; // not the record's fault (the metastore failed, say): the task must stop
                     break;
                 }
-                DataException error = new DataException(describe(record, input) + ": "
+                DataException error = new DataException(taken.value().describe(record) + ": "
                         + (e instanceof DataException ? e.getMessage() : e.toString()), e);
                 if (!rejectBadRecords) {
                     failure = error;
@@ -121,6 +83,12 @@ final class ChunkEncoder {
                 rejected.add(new RejectedRecord(record, error));
                 continue;
             }
+            groupOf[count] = group;
+            if (group != lastGroup) {
+                lastGroup = group;
+                lastStats = stats.computeIfAbsent(lastGroup, g -> new GroupStats());
+            }
+            lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp());
             ends[count++] = sink.size();
         }
         byte[] data = Arrays.copyOf(sink.array(), sink.size());
@@ -136,9 +104,70 @@ final class ChunkEncoder {
         groups.clear();
     }
 
-    static String describe(SinkRecord record, Object input) {
-        return RecordInput.describe(record)
-                + (input instanceof FramedDatum datum ? " schema id=" + datum.schemaId() : "");
+    private RecordGroup groupOf(TableLayout layout, PartitionValues partition) {
+        return groups.computeIfAbsent(new GroupKey(layout, partition),
+                k -> new RecordGroup(layout, partition, null, null));
+    }
+
+    /** Partitions one record's value and appends its Avro datum to the chunk, by the value's kind. */
+    private final class RecordWriter implements RecordValue.Handler<RecordGroup> {
+
+        private final ByteSink sink;
+        private final LastLayout<org.apache.kafka.connect.data.Schema, EncodingLayout> structLayouts =
+                new LastLayout<>(layouts::layoutFor);
+        private final LastLayout<org.apache.avro.Schema, PassthroughLayout> datumLayouts =
+                new LastLayout<>(layouts::passthroughLayoutFor);
+        SinkRecord record;
+        String table;
+
+        RecordWriter(ByteSink sink) {
+            this.sink = sink;
+        }
+
+        @Override
+        public RecordGroup connect(Struct value) {
+            EncodingLayout layout = structLayouts.of(table, value.schema());
+            RecordGroup group = groupOf(layout, layout.partitioner().partitionOf(record, value));
+            layout.encoder().encode(value, sink);
+            return group;
+        }
+
+        @Override
+        public RecordGroup framed(FramedDatum datum) {
+            PassthroughLayout layout = datumLayouts.of(table, datum.writer());
+            int offset = datum.frame().offset();
+            int length = datum.frame().length();
+            // reads the partition fields and proves the whole datum sound before its bytes are copied
+            Struct fields = layout.datumFields().read(datum.value(), offset, length);
+            RecordGroup group = groupOf(layout, layout.partitioner().partitionOf(record, fields));
+            sink.writeFixed(datum.value(), offset, length);
+            return group;
+        }
+    }
+
+    /**
+     * The last layout looked up for one kind of value: a look-up compares schemas deeply, so it is asked again only
+     * when the table or the schema object changes.
+     */
+    private static final class LastLayout<S, L extends TableLayout> {
+
+        private final BiFunction<String, S, L> lookUp;
+        private L layout;
+        private S schema;
+
+        LastLayout(BiFunction<String, S, L> lookUp) {
+            this.lookUp = lookUp;
+        }
+
+        @SuppressWarnings("ReferenceEquality") // identity finds the repeats; the look-up compares deeply
+        L of(String table, S recordSchema) {
+            if (layout == null || recordSchema != schema || !table.equals(layout.table())) {
+                layout = null; // a table that refuses the schema throws here: nothing stale is kept
+                layout = lookUp.apply(table, recordSchema);
+                schema = recordSchema;
+            }
+            return layout;
+        }
     }
 
     private record GroupKey(TableLayout layout, PartitionValues partition) {

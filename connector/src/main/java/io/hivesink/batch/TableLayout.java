@@ -1,49 +1,32 @@
 package io.hivesink.batch;
 
 import org.apache.avro.Schema;
-import org.apache.kafka.connect.errors.DataException;
 
-import io.hivesink.avro.StructEncoder;
-import io.hivesink.confluent.DatumFields;
 import io.hivesink.route.PartitionScheme;
 import io.hivesink.table.PartitionSpec;
 
 /**
- * How records of one schema land in one table: the Avro schema of the data files, the table's schema for them, the
- * partition scheme, and either the compiled encoder (Connect Structs) or the reader of the fields partitioning needs
- * (passed-through Avro datums); or, for a schema the table cannot take, why. Built once per (table, record schema);
- * immutable and shared by the encoding threads.
- *
- * @param avroSchema  the schema the data files are written with
- * @param tableSchema the table schema these records need: {@code avroSchema}, or for passed-through datums their
- *     writer schema without the fields that are partition columns (the files keep them; Hive's reader skips them)
+ * How records of one schema land in one table: the Avro schema of the data files, the table's schema for them and the
+ * partition scheme; an {@link EncodingLayout} also has the compiled encoder of Connect Structs, a
+ * {@link PassthroughLayout} the reader of the fields partitioning needs from passed-through Avro datums. Built once
+ * per (table, record schema) by {@link TableLayouts}; immutable and shared by the encoding threads.
  */
-public record TableLayout(String table, Schema avroSchema, Schema tableSchema, PartitionScheme partitioner,
-        StructEncoder encoder, DatumFields datumFields, DataException rejection) {
+public sealed interface TableLayout permits EncodingLayout, PassthroughLayout {
 
-    public TableLayout(String table, Schema avroSchema, PartitionScheme partitioner, StructEncoder encoder) {
-        this(table, avroSchema, avroSchema, partitioner, encoder, null, null);
-    }
+    String table();
 
-    static TableLayout passthrough(String table, Schema writer, Schema tableSchema, PartitionScheme partitioner,
-            DatumFields datumFields) {
-        return new TableLayout(table, writer, tableSchema, partitioner, null, datumFields, null);
-    }
-
-    static TableLayout rejected(String table, DataException why) {
-        return new TableLayout(table, null, null, PartitionScheme.NONE, null, null, why);
-    }
+    /** The schema the data files are written with. */
+    Schema avroSchema();
 
     /**
-     * @throws DataException if records of this schema cannot land in the table
+     * The table schema these records need: {@link #avroSchema()}, or for passed-through datums their writer schema
+     * without the fields that are partition columns (the files keep them; Hive's reader skips them).
      */
-    void requireUsable() {
-        if (rejection != null) {
-            throw new DataException(rejection.getMessage(), rejection);
-        }
-    }
+    Schema tableSchema();
 
-    public PartitionSpec partitionSpec() {
-        return partitioner.spec();
+    PartitionScheme partitioner();
+
+    default PartitionSpec partitionSpec() {
+        return partitioner().spec();
     }
 }

@@ -6,21 +6,22 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.apache.avro.Schema;
 import org.apache.kafka.connect.errors.DataException;
 
 import io.hivesink.avro.ConnectSchemaMapper;
+import io.hivesink.avro.DatumFields;
 import io.hivesink.avro.StructEncoder;
-import io.hivesink.confluent.DatumFields;
 import io.hivesink.route.FieldPartitioner;
 import io.hivesink.route.PartitionScheme;
 import io.hivesink.route.Partitioner;
 
 /**
  * One {@link TableLayout} per (table, record schema), shared by the encoding threads. A look-up compares schemas
- * deeply, so callers keep the last layout they used and ask again only when the schema object changes. A schema
- * that a table cannot take gets a rejected layout, so that its records fail fast without asking the metastore again.
+ * deeply, so callers keep the last layout they used and ask again only when the schema object changes. Why a table
+ * cannot take a schema is kept too, so that its records fail fast without asking the metastore again.
  */
 public final class TableLayouts {
 
@@ -28,8 +29,11 @@ public final class TableLayouts {
     private final Function<String, List<Partitioner>> partitionersFor;
     private final TableAdmission admission;
     private final Map<String, List<Partitioner>> partitioners = new ConcurrentHashMap<>();
-    /** Per table, layouts by record schema: a Connect schema, or the Avro writer schema of passed-through datums. */
-    private final Map<String, Map<Object, TableLayout>> byTable = new ConcurrentHashMap<>();
+    /** Per table, the layouts of Connect Structs by their schema. */
+    private final Map<String, Map<org.apache.kafka.connect.data.Schema, Admitted<EncodingLayout>>> structs =
+            new ConcurrentHashMap<>();
+    /** Per table, the layouts of passed-through Avro datums by their writer schema. */
+    private final Map<String, Map<Schema, Admitted<PassthroughLayout>>> datums = new ConcurrentHashMap<>();
 
     /** Every table partitioned by the same fields, admitted without a metastore: for tests and benchmarks. */
     public TableLayouts(String namespace, List<String> partitionFields) {
@@ -48,34 +52,47 @@ public final class TableLayouts {
         this.admission = admission;
     }
 
-    public TableLayout layoutFor(String table, org.apache.kafka.connect.data.Schema valueSchema) {
-        return byTable.computeIfAbsent(table, t -> new ConcurrentHashMap<>())
-                .computeIfAbsent(valueSchema, s -> build(table, valueSchema));
+    /**
+     * The layout of Connect Structs of {@code valueSchema} in {@code table}.
+     *
+     * @throws DataException if the table cannot take records of this schema, saying why
+     */
+    public EncodingLayout layoutFor(String table, org.apache.kafka.connect.data.Schema valueSchema) {
+        return structs.computeIfAbsent(table, t -> new ConcurrentHashMap<>())
+                .computeIfAbsent(valueSchema, s -> admit(() -> build(table, valueSchema))).get();
     }
 
-    /** The layout of Avro datums of {@code writer} passed through into {@code table}. */
-    public TableLayout passthroughLayoutFor(String table, Schema writer) {
-        return byTable.computeIfAbsent(table, t -> new ConcurrentHashMap<>())
-                .computeIfAbsent(writer, s -> buildPassthrough(table, writer));
+    /**
+     * The layout of Avro datums of {@code writer} passed through into {@code table}.
+     *
+     * @throws DataException if the table cannot take records of this schema, saying why
+     */
+    public PassthroughLayout passthroughLayoutFor(String table, Schema writer) {
+        return datums.computeIfAbsent(table, t -> new ConcurrentHashMap<>())
+                .computeIfAbsent(writer, s -> admit(() -> buildPassthrough(table, writer))).get();
     }
 
-    private TableLayout build(String table, org.apache.kafka.connect.data.Schema valueSchema) {
+    private static <L extends TableLayout> Admitted<L> admit(Supplier<L> build) {
         try {
-            PartitionScheme scheme = PartitionScheme.bind(partitioners.computeIfAbsent(table, partitionersFor),
-                    valueSchema);
-            Schema avro = ConnectSchemaMapper.toAvro(valueSchema, namespace, table, scheme.fieldsAsColumns());
-            admission.admit(table, avro, scheme.spec());
-            return new TableLayout(table, avro, scheme, StructEncoder.compile(valueSchema, avro));
+            return new Admitted<>(build.get(), null);
         } catch (DataException e) {
-            return TableLayout.rejected(table, e);
+            return new Admitted<>(null, e);
         }
+    }
+
+    private EncodingLayout build(String table, org.apache.kafka.connect.data.Schema valueSchema) {
+        PartitionScheme scheme = PartitionScheme.bind(partitioners.computeIfAbsent(table, partitionersFor),
+                valueSchema);
+        Schema avro = ConnectSchemaMapper.toAvro(valueSchema, namespace, table, scheme.fieldsAsColumns());
+        admission.admit(table, avro, scheme.spec());
+        return new EncodingLayout(table, avro, scheme, StructEncoder.compile(valueSchema, avro));
     }
 
     /**
      * The partitioners are bound twice: first to every field they could read, to learn which ones they do read; then
      * to just those, which are all that is decoded of each datum.
      */
-    private TableLayout buildPassthrough(String table, Schema writer) {
+    private PassthroughLayout buildPassthrough(String table, Schema writer) {
         try {
             List<Partitioner> tablePartitioners = partitioners.computeIfAbsent(table, partitionersFor);
             org.apache.kafka.connect.data.Schema readable = DatumFields.readableFields(writer);
@@ -87,14 +104,12 @@ public final class TableLayouts {
             scheme.requireNoFieldNamedLikeAColumn(writer.getFields().stream().map(Schema.Field::name).toList());
             Schema tableSchema = withoutFields(writer, scheme.fieldsAsColumns());
             admission.admit(table, tableSchema, scheme.spec());
-            return TableLayout.passthrough(table, writer, tableSchema, scheme, fields);
-        } catch (DataException e) {
-            return TableLayout.rejected(table, e);
+            return new PassthroughLayout(table, writer, tableSchema, scheme, fields);
         } catch (IllegalArgumentException e) {
             // a type Hive has no column for, found when the table's columns are derived (a union of two types...)
-            return TableLayout.rejected(table, new DataException("Table " + table + " cannot hold records of writer "
+            throw new DataException("Table " + table + " cannot hold records of writer "
                     + "schema " + writer.getFullName() + ": " + e.getMessage() + " Change the producers' schema, or "
-                    + "send these records to another sink."));
+                    + "send these records to another sink.");
         }
     }
 
@@ -112,5 +127,15 @@ public final class TableLayouts {
         Schema columns = Schema.createRecord(writer.getName(), writer.getDoc(), writer.getNamespace(), false, kept);
         writer.getObjectProps().forEach(columns::addProp);
         return columns;
+    }
+
+    /** A layout, or why the table cannot take the schema; {@link #get} throws the latter afresh for each record. */
+    private record Admitted<L extends TableLayout>(L layout, DataException rejection) {
+        L get() {
+            if (rejection != null) {
+                throw new DataException(rejection.getMessage(), rejection);
+            }
+            return layout;
+        }
     }
 }

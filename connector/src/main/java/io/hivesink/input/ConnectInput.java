@@ -14,7 +14,7 @@ public final class ConnectInput implements RecordInput {
     }
 
     @Override
-    public Struct valueOf(SinkRecord record) {
+    public ConnectValue valueOf(SinkRecord record) {
         if (record.value() == null) {
             throw tombstone();
         }
@@ -31,7 +31,7 @@ public final class ConnectInput implements RecordInput {
                     + "transform" + (record.value() instanceof byte[] ? "; or, if the bytes are Avro framed by "
                     + "Confluent's serializer, set input.format=confluent-avro" : "") + ".");
         }
-        return struct;
+        return new ConnectValue(struct);
     }
 
     /** The error for a null value, whatever the input format. */

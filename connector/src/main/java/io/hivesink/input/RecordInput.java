@@ -1,11 +1,12 @@
 package io.hivesink.input;
 
+import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * What a record's value is to the sink, decided on the task thread as the record is taken: a Connect
- * {@link org.apache.kafka.connect.data.Struct} to encode, or an already-encoded Avro datum to pass through
- * ({@link io.hivesink.confluent.FramedDatum}).
+ * Reads what a record's value is to the sink ({@link RecordValue}), on the task thread as the record is taken: Connect
+ * data ({@code input.format=connect}, {@link ConnectInput}) or Avro framed by Confluent's serializer
+ * ({@code input.format=confluent-avro}, {@link ConfluentAvroInput}).
  */
 public interface RecordInput {
 
@@ -16,7 +17,21 @@ public interface RecordInput {
      * @throws org.apache.kafka.connect.errors.RetriableException if something the sink needs (the schema registry)
      *     is out of reach for now; the record is not taken and Connect delivers it again
      */
-    Object valueOf(SinkRecord record);
+    RecordValue valueOf(SinkRecord record);
+
+    /**
+     * What the record's value is to the sink; a value that cannot be stored is an {@link UnreadableValue}, so that the
+     * batch reports it with the record, in order with the others.
+     *
+     * @throws org.apache.kafka.connect.errors.RetriableException as {@link #valueOf} does
+     */
+    default RecordValue read(SinkRecord record) {
+        try {
+            return valueOf(record);
+        } catch (DataException e) {
+            return new UnreadableValue(e);
+        }
+    }
 
     /** How errors name a record: "Record topic=T partition=P offset=O". */
     static String describe(SinkRecord record) {

@@ -107,7 +107,7 @@ class BatchBufferTest {
     @Test
     void keepsRecordOrderPerGroupAcrossManyChunks() {
         BatchBuffer buffer = buffer();
-        int n = BatchBuffer.MAX_CHUNK_RECORDS * 3 + 13;
+        int n = ChunkSizer.MAX_CHUNK_RECORDS * 3 + 13;
         for (int i = 0; i < n; i++) {
             buffer.add(order("orders", i % 3, i, i % 2 == 0 ? "eu" : "us"), 0);
             if (i % 500 == 0) {

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import io.hivesink.confluent.ConfluentFrame;
+import io.hivesink.input.ConfluentFrame;
 import io.hivesink.it.hive.HiveSql;
 import io.hivesink.it.hive.HiveSqlException;
 import io.hivesink.it.python.PythonVenv;

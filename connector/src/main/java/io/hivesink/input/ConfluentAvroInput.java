@@ -1,4 +1,4 @@
-package io.hivesink.confluent;
+package io.hivesink.input;
 
 import java.util.List;
 import java.util.Map;
@@ -11,8 +11,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.input.ConnectInput;
-import io.hivesink.input.RecordInput;
+import io.hivesink.avro.DatumFields;
 
 /**
  * Values that are Avro datums framed by Confluent's serializer, handed over as bytes by {@code ByteArrayConverter}

@@ -1,4 +1,4 @@
-package io.hivesink.confluent;
+package io.hivesink.input;
 
 import java.io.IOException;
 import java.io.InputStream;

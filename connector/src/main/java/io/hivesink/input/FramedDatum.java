@@ -1,7 +1,8 @@
-package io.hivesink.confluent;
+package io.hivesink.input;
 
 import org.apache.avro.Schema;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * A record value that is an Avro datum framed by Confluent's serializer, with its writer schema fetched: the datum's
@@ -14,9 +15,20 @@ import org.apache.kafka.connect.data.Struct;
  */
 // the record value as Kafka handed it over: passed along, never compared or hashed
 @SuppressWarnings("ArrayRecordComponent")
-public record FramedDatum(byte[] value, ConfluentFrame frame, Schema writer, Struct routeFields) {
+public record FramedDatum(byte[] value, ConfluentFrame frame, Schema writer, Struct routeFields)
+        implements RecordValue {
 
     public int schemaId() {
         return frame.schemaId();
+    }
+
+    @Override
+    public <R> R accept(Handler<R> handler) {
+        return handler.framed(this);
+    }
+
+    @Override
+    public String describe(SinkRecord record) {
+        return RecordInput.describe(record) + " schema id=" + schemaId();
     }
 }

@@ -1,4 +1,4 @@
-package io.hivesink.confluent;
+package io.hivesink.avro;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;

@@ -1,4 +1,4 @@
-package io.hivesink.confluent;
+package io.hivesink.input;
 
 import org.apache.kafka.connect.errors.DataException;
 

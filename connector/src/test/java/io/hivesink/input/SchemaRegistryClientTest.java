@@ -1,4 +1,4 @@
-package io.hivesink.confluent;
+package io.hivesink.input;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,0 +1,92 @@
+package io.hivesink.batch;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Where each Kafka partition stands: the next offset expected, so that a record delivered again after a retriable
+ * failure (an offset already buffered or committed) is skipped and lands once, and the first offset the open batch
+ * holds.
+ */
+final class PartitionOffsets {
+
+    private final Map<TopicPartition, Progress> progress = new HashMap<>();
+    /** Consecutive records mostly come from one partition: its progress is at hand without a look-up. */
+    private Progress last;
+
+    /** Whether the record's offset was taken before (buffered or committed): it is skipped. */
+    boolean isTaken(SinkRecord record) {
+        return record.kafkaOffset() < progressOf(record).next;
+    }
+
+    /** Takes the record's offset into the open batch. */
+    void take(SinkRecord record) {
+        Progress partition = progressOf(record);
+        long offset = record.kafkaOffset();
+        partition.next = offset + 1;
+        if (partition.batchFirst < 0) {
+            partition.batchFirst = offset;
+        }
+    }
+
+    private Progress progressOf(SinkRecord record) {
+        Progress partition = last;
+        if (partition != null && partition.tp.partition() == record.kafkaPartition()
+                && partition.tp.topic().equals(record.topic())) {
+            return partition;
+        }
+        TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
+        last = progress.computeIfAbsent(tp, Progress::new);
+        return last;
+    }
+
+    /** Per partition with records in the open batch, the offset after its last one. */
+    Map<TopicPartition, Long> nextOffsets() {
+        return inBatch(partition -> partition.next);
+    }
+
+    /** Per partition with records in the open batch, the offset of its first one. */
+    Map<TopicPartition, Long> firstOffsets() {
+        return inBatch(partition -> partition.batchFirst);
+    }
+
+    private Map<TopicPartition, Long> inBatch(ToLongFunction<Progress> offset) {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        for (Progress partition : progress.values()) {
+            if (partition.batchFirst >= 0) {
+                offsets.put(partition.tp, offset.applyAsLong(partition));
+            }
+        }
+        return offsets;
+    }
+
+    /** The open batch was closed or dropped: the next one starts empty. */
+    void endBatch() {
+        for (Progress partition : progress.values()) {
+            partition.batchFirst = -1;
+        }
+    }
+
+    /** Forgets where the given partitions stood (they were revoked or rewound): any offset is taken again. */
+    void forget(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            progress.remove(tp);
+        }
+        last = null;
+    }
+
+    private static final class Progress {
+        final TopicPartition tp;
+        long next = -1;
+        long batchFirst = -1;
+
+        Progress(TopicPartition tp) {
+            this.tp = tp;
+        }
+    }
+}
