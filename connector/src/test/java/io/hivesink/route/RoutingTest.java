@@ -16,7 +16,6 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
-import io.hivesink.table.HivePaths;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 
@@ -35,15 +34,6 @@ class RoutingTest {
         TableRouter router = new TableRouter(Map.of("customers", "dim_customers"));
         assertEquals("dim_customers", router.tableFor("customers"));
         assertEquals("orders_eu", router.tableFor("orders.eu"));
-    }
-
-    @Test
-    void partitionDirectoriesAreEscapedLikeHive() {
-        assertEquals("a%2Fb", HivePaths.escapePathName("a/b"));
-        assertEquals("x%3Dy%3A%25", HivePaths.escapePathName("x=y:%"));
-        assertEquals("caf\u00e9 ok", HivePaths.escapePathName("caf\u00e9 ok"));
-        assertEquals("__HIVE_DEFAULT_PARTITION__", HivePaths.escapePathName(null));
-        assertEquals("%01tab%09", HivePaths.escapePathName("\u0001tab\t"));
     }
 
     static final Schema SCHEMA = SchemaBuilder.struct()

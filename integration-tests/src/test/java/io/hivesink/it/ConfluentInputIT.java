@@ -42,14 +42,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.hivesink.input.ConfluentFrame;
-import io.hivesink.it.hive.HiveSql;
-import io.hivesink.it.hive.HiveSqlException;
-import io.hivesink.it.python.PythonVenv;
-import io.hivesink.it.registry.RegistryStandIn;
-import io.hivesink.it.stack.EmbeddedStack;
-import io.hivesink.it.stack.SampleData;
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.hive.HiveSql;
+import io.hivesink.stack.hive.HiveSqlException;
+import io.hivesink.stack.python.PythonVenv;
+import io.hivesink.stack.registry.RegistryStandIn;
 
 /**
  * {@code input.format=confluent-avro} end to end on the real stack: values framed by Confluent's serializers (Java
@@ -58,6 +59,7 @@ import io.hivesink.it.stack.SampleData;
  * datums landed in Hive tables and checked with Hive queries; bad input in the dead-letter queue; a registry outage.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
 class ConfluentInputIT {
 
     private static final Duration LANDING_TIMEOUT = Duration.ofMinutes(3);
@@ -164,24 +166,21 @@ class ConfluentInputIT {
     private EmbeddedStack stack;
     private RegistryStandIn registry;
     private KafkaProducer<byte[], byte[]> producer;
+    private final CompletableFuture<Path> venv = CompletableFuture.supplyAsync(
+            () -> EmbeddedStack.unchecked(ConfluentInputIT::pythonWithConfluentKafka)); // made while the stack starts
     private Path python;
     private final JsonConverter json = SampleData.jsonConverter();
 
     @BeforeAll
-    void startStack() throws Exception {
-        CompletableFuture<Path> venv = CompletableFuture.supplyAsync(
-                () -> EmbeddedStack.unchecked(ConfluentInputIT::pythonWithConfluentKafka));
+    void startStack(EmbeddedStack embedded) throws Exception {
+        stack = embedded;
         registry = new RegistryStandIn().start();
-        stack = EmbeddedStack.start(Path.of("target", "it-stack", getClass().getSimpleName()));
         producer = stack.producer();
         python = venv.join();
     }
 
     @AfterAll
-    void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
+    void stopRegistry() {
         if (registry != null) {
             registry.close();
         }

@@ -22,15 +22,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
-import io.hivesink.it.connect.ConnectWorkerProcess;
-import io.hivesink.it.stack.EmbeddedStack;
-import io.hivesink.it.stack.FailoverStack;
-import io.hivesink.it.stack.SampleData;
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
 
 /**
  * Exactly-once on real parts: Connect workers as OS processes loading the plugin zip, killed at every step of the
@@ -38,6 +39,7 @@ import io.hivesink.it.stack.SampleData;
  * produced record exactly once in three tables fed by two tasks, and the ledger must count the same records.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
 class ExactlyOnceIT {
 
     static final String DATABASE = "eo";
@@ -52,18 +54,15 @@ class ExactlyOnceIT {
     private final Map<String, Long> produced = new HashMap<>();
 
     @BeforeAll
-    void startStack() throws Exception {
-        stack = FailoverStack.start(Path.of("target", "it-stack", "ExactlyOnceIT"));
+    void startStack(FailoverStack failover) {
+        stack = failover;
         producer = stack.kafka().createProducer(SampleData.producerSettings());
     }
 
     @AfterAll
-    void stopStack() {
+    void closeProducer() {
         if (producer != null) {
             producer.close();
-        }
-        if (stack != null) {
-            stack.close();
         }
     }
 

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,20 +30,21 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import io.hivesink.it.hive.HiveSql;
-import io.hivesink.it.stack.EmbeddedStack;
-import io.hivesink.it.stack.SampleData;
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.hive.HiveSql;
 
 /**
  * The connector deployed through the Connect REST API on a real broker and worker, writing to MiniDFSCluster and a
  * Thrift metastore, checked through HiveServer2 SQL and Avro's own reader.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
 class HiveSinkEndToEndIT {
 
     private static final String ORDERS_TOPIC = "shop.orders-v1";
@@ -60,16 +60,9 @@ class HiveSinkEndToEndIT {
     private KafkaProducer<byte[], byte[]> producer;
 
     @BeforeAll
-    void startStack() throws Exception {
-        stack = EmbeddedStack.start(Path.of("target", "it-stack", getClass().getSimpleName()));
+    void startStack(EmbeddedStack embedded) {
+        stack = embedded;
         producer = stack.producer();
-    }
-
-    @AfterAll
-    void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
     }
 
     @Test

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -25,20 +24,21 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.json.JsonConverter;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import io.hivesink.it.hive.HiveSql;
-import io.hivesink.it.stack.EmbeddedStack;
-import io.hivesink.it.stack.SampleData;
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.hive.HiveSql;
 
 /**
  * Routing, partitioning, table creation and schema evolution on the real stack (broker, Connect worker over REST,
  * MiniDFSCluster, metastore, HiveServer2), each checked with Hive queries over the landed tables.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
 class TablesIT {
 
     private static final Duration LANDING_TIMEOUT = Duration.ofMinutes(3);
@@ -50,16 +50,9 @@ class TablesIT {
     private final JsonConverter json = SampleData.jsonConverter();
 
     @BeforeAll
-    void startStack() throws Exception {
-        stack = EmbeddedStack.start(Path.of("target", "it-stack", getClass().getSimpleName()));
+    void startStack(EmbeddedStack embedded) {
+        stack = embedded;
         producer = stack.producer();
-    }
-
-    @AfterAll
-    void stopStack() {
-        if (stack != null) {
-            stack.close();
-        }
     }
 
     static final Schema PAYMENT = SchemaBuilder.struct().name("Payment")

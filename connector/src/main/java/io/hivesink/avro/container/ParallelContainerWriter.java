@@ -29,17 +29,15 @@ import io.hivesink.config.AvroCodecs;
  * input order.
  *
  * <h2>The file</h2>
- * The standard container format: magic {@code Obj\1}; a metadata map with {@code avro.schema} (the schema's compact
- * JSON, {@link Schema#toString()}) and {@code avro.codec}, in the order Avro's {@code DataFileWriter} writes them; a
- * 16-byte sync marker; then blocks, each its record count and compressed size as Avro longs, the compressed datums, and
- * the sync marker. The records are exactly the input datums in input order, and the bytes depend only on the datums,
- * schema, codec, level, sync interval and sync marker: not on the thread count or timing. Blocks are cut where Avro's
- * {@code DataFileWriter} cuts them: a datum is appended to the open block, and the block is closed as soon as its
- * uncompressed size reaches {@code syncIntervalBytes}; a datum is never split, so a datum larger than the interval
- * makes a block of its own. With codec {@code null}, deflate, snappy or bzip2 the file is byte for byte what
- * {@code DataFileWriter.appendEncoded} writes for the same sync marker and sync interval. Zstandard and xz blocks hold
- * the same data in a slightly different but standard encoding (see {@link BlockCodecs}): zstd frames that carry their
- * content size, xz streams whose dictionary is no larger than the block.
+ * The standard container format: the header ({@link ContainerHeader}); then blocks, each its record count and
+ * compressed size as Avro longs, the compressed datums, and the sync marker. The records are exactly the input datums
+ * in input order, and the bytes depend only on the datums, schema, codec, level, sync interval and sync marker: not on
+ * the thread count or timing. Blocks are cut where Avro's {@code DataFileWriter} cuts them: a datum is appended to the
+ * open block, and the block is closed as soon as its uncompressed size reaches {@code syncIntervalBytes}; a datum is
+ * never split, so a datum larger than the interval makes a block of its own. With codec {@code null}, deflate, snappy
+ * or bzip2 the file is byte for byte what {@code DataFileWriter.appendEncoded} writes for the same sync marker and sync
+ * interval. Zstandard and xz blocks hold the same data in a slightly different but standard encoding (see {@link
+ * BlockCodecs}): zstd frames that carry their content size, xz streams whose dictionary is no larger than the block.
  *
  * <h2>Parallelism, order and memory</h2>
  * The calling thread cuts blocks and hands each to the pool as a task that gathers the block's datums into one array
@@ -70,13 +68,10 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
     /** Smallest and largest sync interval, as Avro's {@code DataFileWriter} accepts them. */
     public static final int MIN_SYNC_INTERVAL = 32;
     public static final int MAX_SYNC_INTERVAL = 1 << 30;
-    public static final int SYNC_SIZE = 16;
+    public static final int SYNC_SIZE = ContainerHeader.SYNC_SIZE;
     /** Blocks compressed or being compressed but not yet written, per pool thread. */
     public static final int BLOCKS_IN_FLIGHT_PER_THREAD = 3;
 
-    private static final byte[] MAGIC = {'O', 'b', 'j', 1};
-    private static final byte[] SCHEMA_KEY = "avro.schema".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] CODEC_KEY = "avro.codec".getBytes(StandardCharsets.UTF_8);
     /** A block's uncompressed size stays below this, so every codec's worst case still fits an array. */
     private static final long MAX_BLOCK_BYTES = 1_500_000_000L;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -165,7 +160,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
                 throw new IllegalStateException("This writer is closed");
             }
             byte[] marker = sync.clone();
-            long written = writeHeader(schema, marker, out);
+            long written = ContainerHeader.write(schema, codecNameBytes, marker, out);
             written += compressorFactory == null ? writeUncompressed(datums, marker, out)
                     : writeCompressed(datums, marker, out);
             out.flush();
@@ -191,30 +186,6 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         } finally {
             writing.set(false);
         }
-    }
-
-    private long writeHeader(Schema schema, byte[] sync, OutputStream out) throws IOException {
-        byte[] schemaJson = schema.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] header = new byte[MAGIC.length + 6 * AvroLongs.MAX_SIZE + SCHEMA_KEY.length + schemaJson.length
-                + CODEC_KEY.length + codecNameBytes.length + SYNC_SIZE];
-        System.arraycopy(MAGIC, 0, header, 0, MAGIC.length);
-        int at = MAGIC.length;
-        at = AvroLongs.put(2, header, at); // one map block of two entries
-        at = putBytes(SCHEMA_KEY, header, at);
-        at = putBytes(schemaJson, header, at);
-        at = putBytes(CODEC_KEY, header, at);
-        at = putBytes(codecNameBytes, header, at);
-        at = AvroLongs.put(0, header, at); // end of the map
-        System.arraycopy(sync, 0, header, at, SYNC_SIZE);
-        at += SYNC_SIZE;
-        out.write(header, 0, at);
-        return at;
-    }
-
-    private static int putBytes(byte[] value, byte[] target, int at) {
-        at = AvroLongs.put(value.length, target, at);
-        System.arraycopy(value, 0, target, at, value.length);
-        return at + value.length;
     }
 
     /** The end (exclusive) of the block that starts at datum {@code first}: Avro's rule, see the class comment. */

@@ -3,7 +3,6 @@ package io.hivesink.it.compat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,13 +14,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.hivesink.it.connect.ConnectRelease;
-import io.hivesink.it.connect.ConnectWorkerProcess;
-import io.hivesink.it.stack.FailoverStack;
-import io.hivesink.it.stack.SampleData;
+import io.hivesink.it.StackExtension;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.connect.ConnectRelease;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
 
 /**
  * The plugin archive, unpacked on {@code plugin.path} of a stock Kafka Connect worker started as its own OS process,
@@ -29,6 +30,7 @@ import io.hivesink.it.stack.SampleData;
  * one with the connector's own message) and the connector lands every record, queried with Hive.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
 class ConnectWorkersIT {
 
     static final String DATABASE = "workers";
@@ -38,18 +40,15 @@ class ConnectWorkersIT {
     private KafkaProducer<byte[], byte[]> producer;
 
     @BeforeAll
-    void startStack() throws Exception {
-        stack = FailoverStack.start(Path.of("target", "it-stack", "ConnectWorkersIT"));
+    void startStack(FailoverStack failover) {
+        stack = failover;
         producer = stack.kafka().createProducer(SampleData.producerSettings());
     }
 
     @AfterAll
-    void stopStack() {
+    void closeProducer() {
         if (producer != null) {
             producer.close();
-        }
-        if (stack != null) {
-            stack.close();
         }
     }
 

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.hivesink.it.hive.HiveSql;
+import io.hivesink.stack.hive.HiveSql;
 
 /** HiveServer2 4.0.1 in a child JVM, whose metastore client is Hive 4.0's own, as a {@code QueryEngine}. */
 final class HiveServer2Engine implements MetastoreCompatibility.QueryEngine {

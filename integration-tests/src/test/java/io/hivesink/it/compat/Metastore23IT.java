@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import io.hivesink.commit.Fencing;
-import io.hivesink.it.hive.MetastoreRelease;
-import io.hivesink.it.spark.SparkSql;
+import io.hivesink.stack.hive.MetastoreRelease;
+import io.hivesink.stack.spark.SparkSql;
 
 /**
  * {@link MetastoreCompatibility} on a stock Hive metastore 2.3.10 (auto-created schema), which checks

@@ -4,9 +4,9 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import io.hivesink.commit.Fencing;
-import io.hivesink.it.hive.MetastoreProcess;
-import io.hivesink.it.hive.MetastoreRelease;
-import io.hivesink.it.spark.SparkSql;
+import io.hivesink.stack.hive.MetastoreProcess;
+import io.hivesink.stack.hive.MetastoreRelease;
+import io.hivesink.stack.spark.SparkSql;
 
 /**
  * {@link MetastoreCompatibility} on a stock Hive metastore 3.1.3 whose schema, lock and transaction tables included,

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import io.hivesink.commit.Fencing;
-import io.hivesink.it.hive.MetastoreRelease;
+import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * {@link MetastoreCompatibility} on a Hive metastore 4.0.1 (auto-created schema), which checks compare-and-set; read

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import io.hivesink.commit.Fencing;
-import io.hivesink.it.hive.MetastoreProcess;
-import io.hivesink.it.hive.MetastoreRelease;
+import io.hivesink.stack.hive.MetastoreProcess;
+import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * {@link MetastoreCompatibility} on a Hive metastore 4.0.1 whose schema, lock tables included, was made by its own

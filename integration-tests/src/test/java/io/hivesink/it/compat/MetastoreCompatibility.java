@@ -27,12 +27,12 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.TaskFencedException;
-import io.hivesink.it.commit.CommitRig;
-import io.hivesink.it.commit.RigStack;
-import io.hivesink.it.hive.MetastoreRelease;
-import io.hivesink.it.hive.MetastoreTableReader;
 import io.hivesink.metastore.MetastoreServer;
 import io.hivesink.metastore.ThriftMetastore;
+import io.hivesink.stack.commit.CommitRig;
+import io.hivesink.stack.commit.RigStack;
+import io.hivesink.stack.hive.MetastoreRelease;
+import io.hivesink.stack.hive.MetastoreTableReader;
 
 /**
  * The commit protocol on a real metastore of one release (a stock server in a child JVM) and HDFS: tables created

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.TestInstance;
 
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
-import io.hivesink.it.commit.CommitRig;
-import io.hivesink.it.commit.RigStack;
-import io.hivesink.it.hive.MetastoreRelease;
+import io.hivesink.stack.commit.CommitRig;
+import io.hivesink.stack.commit.RigStack;
+import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * A metastore the connector cannot fence on: a stock 3.1.3 (which ignores compare-and-set) whose schema DataNucleus

@@ -1,0 +1,171 @@
+package io.hivesink.stack;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
+
+import io.hivesink.stack.connect.ConnectRelease;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
+import io.hivesink.stack.hive.HiveSql;
+import io.hivesink.stack.hive.MetastoreProcess;
+
+/**
+ * The stack for crash and failover tests: a KRaft broker and a MiniDFSCluster in this JVM, the metastore and
+ * HiveServer2 in child JVMs, and Connect workers started and killed by the test as OS processes of their own that
+ * load the plugin zip from {@code plugin.path}.
+ */
+public final class FailoverStack implements AutoCloseable {
+
+    private final Path workDir;
+    private final MiniDFSCluster dfs;
+    private final EmbeddedKafkaCluster kafka;
+    private final MetastoreProcess metastore;
+    private final CompletableFuture<HiveSql> hive;
+    private final Path pluginPath;
+    private int workersStarted;
+
+    private FailoverStack(Path workDir, MiniDFSCluster dfs, EmbeddedKafkaCluster kafka, MetastoreProcess metastore,
+            CompletableFuture<HiveSql> hive, Path pluginPath) {
+        this.workDir = workDir;
+        this.dfs = dfs;
+        this.kafka = kafka;
+        this.metastore = metastore;
+        this.hive = hive;
+        this.pluginPath = pluginPath;
+    }
+
+    public static FailoverStack start(Path workDir) throws Exception {
+        EmbeddedStack.deleteRecursively(workDir);
+        Files.createDirectories(workDir);
+        Path pluginPath = unpackPlugin(workDir.resolve("plugins"));
+        MiniDFSCluster dfs = new MiniDFSCluster.Builder(new Configuration(), workDir.resolve("hdfs").toFile())
+                .numDataNodes(1).build();
+        dfs.waitActive();
+        String hdfsUri = dfs.getURI().toString();
+        CompletableFuture<MetastoreProcess> metastoreStart = CompletableFuture.supplyAsync(
+                () -> EmbeddedStack.unchecked(() -> MetastoreProcess.start(workDir.resolve("metastore"), hdfsUri)));
+        Properties brokerProps = new Properties();
+        brokerProps.put("auto.create.topics.enable", "false");
+        EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, brokerProps);
+        kafka.start();
+        MetastoreProcess metastore = metastoreStart.join();
+        CompletableFuture<HiveSql> hive = CompletableFuture.supplyAsync(
+                () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri)));
+        return new FailoverStack(workDir, dfs, kafka, metastore, hive, pluginPath);
+    }
+
+    /** Unzips the plugin archive built by {@code connector/} the way a user installs it. */
+    private static Path unpackPlugin(Path pluginPath) throws IOException {
+        Path zip;
+        Path target = Path.of(System.getProperty("user.dir")).resolve("../connector/target").normalize();
+        try (Stream<Path> files = Files.list(target)) {
+            zip = files.filter(p -> p.getFileName().toString().matches("hive-sink-.*\\.zip")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("No plugin zip in " + target
+                            + ": run ./mvnw -DskipTests install first"));
+        }
+        try (ZipFile archive = new ZipFile(zip.toFile())) {
+            for (ZipEntry entry : archive.stream().toList()) {
+                Path out = pluginPath.resolve(entry.getName()).normalize();
+                if (entry.isDirectory()) {
+                    Files.createDirectories(out);
+                } else {
+                    Files.createDirectories(out.getParent());
+                    try (InputStream in = archive.getInputStream(entry)) {
+                        Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        }
+        return pluginPath;
+    }
+
+    /**
+     * Starts one more worker of a Connect cluster, with extra environment (the fault switch) if given. Each test
+     * uses a cluster of its own, so that a connector one test leaves behind never runs on another test's workers.
+     */
+    public ConnectWorkerProcess startWorker(String cluster, Map<String, String> extraProps,
+            Map<String, String> environment) throws IOException {
+        return startWorker(ConnectRelease.KAFKA_4_1, cluster, extraProps, environment);
+    }
+
+    /** As above, a worker of the given release. */
+    public ConnectWorkerProcess startWorker(ConnectRelease release, String cluster, Map<String, String> extraProps,
+            Map<String, String> environment) throws IOException {
+        workersStarted++;
+        String name = "worker-" + workersStarted + "-" + cluster;
+        return ConnectWorkerProcess.start(release, name, workDir.resolve(name), kafka.bootstrapServers(),
+                "hive-sink-" + cluster, pluginPath, extraProps, environment);
+    }
+
+    public EmbeddedKafkaCluster kafka() {
+        return kafka;
+    }
+
+    public org.apache.hadoop.fs.FileSystem fileSystem() throws IOException {
+        return dfs.getFileSystem();
+    }
+
+    public String hdfsUri() {
+        return dfs.getURI().toString();
+    }
+
+    public HiveSql hive() {
+        return hive.join();
+    }
+
+    public Map<String, String> connectorConfig(String name, String database) {
+        Map<String, String> props = new HashMap<>();
+        props.put("name", name);
+        props.put("connector.class", "io.hivesink.HiveSinkConnector");
+        props.put("fs.url", hdfsUri());
+        props.put("warehouse.dir", "/warehouse/hive-sink");
+        props.put("hive.metastore.uris", metastore.uri());
+        props.put("hive.database", database);
+        props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        props.put("value.converter.schemas.enable", "true");
+        return props;
+    }
+
+    /**
+     * Waits until the connector's consumer group has committed every partition of the topics to its end: the
+     * connector reports offsets to Kafka only once their batches are committed in the metastore.
+     */
+    public void awaitCommittedToEnd(String connector, Duration timeout, List<String> topics) throws Exception {
+        try (Admin admin = kafka.createAdminClient()) {
+            EmbeddedStack.awaitCommittedToEnd(admin, connector, timeout, topics);
+        }
+    }
+
+    @Override
+    @SuppressWarnings("FutureReturnValueIgnored") // a Hive child still starting closes when it is up
+    public void close() {
+        if (hive.isDone() && !hive.isCompletedExceptionally()) {
+            hive.join().close();
+        } else {
+            hive.thenAccept(HiveSql::close);
+        }
+        for (AutoCloseable part : new AutoCloseable[] {kafka::stop, metastore, () -> dfs.shutdown(true)}) {
+            try {
+                part.close();
+            } catch (Exception e) {
+                // shutting down: nothing left to do about it
+            }
+        }
+    }
+}

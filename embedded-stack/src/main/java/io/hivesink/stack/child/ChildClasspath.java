@@ -1,0 +1,121 @@
+package io.hivesink.stack.child;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The classpath of a child JVM, written by building one of the child modules: {@code <module>/target/classpath.txt}
+ * (its dependency jars) plus {@code <module>/target/classes} if the module has code.
+ *
+ * <p>Looks in the directory named by the system property {@code hivesink.<module>Dir} if set, else walks up from
+ * {@code user.dir} (tests run in {@code integration-tests/}, the demo and the benchmarks from the repository root)
+ * until a directory holds the module.
+ */
+public final class ChildClasspath {
+
+    private final Path moduleDir;
+    private final String classpath;
+
+    private ChildClasspath(Path moduleDir, String classpath) {
+        this.moduleDir = moduleDir;
+        this.classpath = classpath;
+    }
+
+    /** The metastore and HiveServer2 child JVMs ({@code hive-child}, with its main classes). */
+    public static ChildClasspath hive() {
+        return locate("hive-child", "io/hivesink/hivechild");
+    }
+
+    /** A bare Kafka Connect worker, the Kafka runtime only: {@code connect-child}, {@code connect-child-3.9}, ... */
+    public static ChildClasspath connectWorker(String module) {
+        return locate(module, null);
+    }
+
+    /**
+     * A stock Hive metastore server of an older release ({@code metastore-child-2.3}, {@code metastore-child-3.1}:
+     * its jars only; the launcher comes from {@link #hive()}).
+     */
+    public static ChildClasspath metastore(String module) {
+        return locate(module, null);
+    }
+
+    private static ChildClasspath locate(String module, String requiredClasses) {
+        String property = "hivesink." + propertyName(module) + "Dir";
+        Path moduleDir = findModuleDir(module, property);
+        Path classes = moduleDir.resolve("target/classes");
+        Path listFile = moduleDir.resolve("target/classpath.txt");
+        if (!Files.isRegularFile(listFile)
+                || (requiredClasses != null && !Files.isDirectory(classes.resolve(requiredClasses)))) {
+            throw new IllegalStateException(missingMessage(property, "found " + moduleDir + " but not " + listFile
+                    + (requiredClasses == null ? "" : " and compiled classes in " + classes)));
+        }
+        String jars;
+        try {
+            jars = Files.readString(listFile, StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + listFile, e);
+        }
+        if (jars.isEmpty()) {
+            throw new IllegalStateException(missingMessage(property, listFile + " is empty"));
+        }
+        for (String jar : jars.split(File.pathSeparator, -1)) {
+            if (!Files.exists(Path.of(jar))) {
+                throw new IllegalStateException(missingMessage(property, listFile + " lists " + jar
+                        + ", which does not exist"));
+            }
+        }
+        return new ChildClasspath(moduleDir, requiredClasses == null ? jars : classes + File.pathSeparator + jars);
+    }
+
+    /** {@code hive-child} to {@code hiveChild}, {@code metastore-child-3.1} to {@code metastoreChild31}. */
+    private static String propertyName(String module) {
+        StringBuilder out = new StringBuilder();
+        boolean upper = false;
+        for (int i = 0; i < module.length(); i++) {
+            char c = module.charAt(i);
+            if (c == '-') {
+                upper = true;
+            } else if (c != '.') {
+                out.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return out.toString();
+    }
+
+    /** The module directory. */
+    public Path moduleDir() {
+        return moduleDir;
+    }
+
+    /** The classes (if any) and the dependency jars, joined with the path separator. */
+    public String classpath() {
+        return classpath;
+    }
+
+    private static Path findModuleDir(String module, String property) {
+        String override = System.getProperty(property);
+        if (override != null && !override.isBlank()) {
+            return Path.of(override).toAbsolutePath().normalize();
+        }
+        Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath().normalize();
+        for (Path dir = start; dir != null; dir = dir.getParent()) {
+            Path candidate = dir.resolve(module);
+            if (Files.isRegularFile(candidate.resolve("target/classpath.txt"))
+                    || Files.isRegularFile(candidate.resolve("pom.xml"))) {
+                return candidate; // built, or present but not built (reported by the caller)
+            }
+        }
+        throw new IllegalStateException(missingMessage(property, "no " + module + "/target/classpath.txt in "
+                + start + " or any parent"));
+    }
+
+    private static String missingMessage(String property, String what) {
+        return "Child JVM classpath not found (" + what + "). Build the project first: run ./mvnw -DskipTests "
+                + "install from the repository root (or set -D" + property + "=<module directory>).";
+    }
+}

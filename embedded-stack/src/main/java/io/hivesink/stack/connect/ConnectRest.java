@@ -1,0 +1,116 @@
+package io.hivesink.stack.connect;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** The few Connect REST calls the tests make, with the retries a forming cluster needs. */
+public final class ConnectRest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String baseUrl;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public ConnectRest(String baseUrl) {
+        this.baseUrl = baseUrl;
+    }
+
+    public String baseUrl() {
+        return baseUrl;
+    }
+
+    boolean isUp() {
+        try {
+            return send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors")).GET()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Creates or updates a connector; retried while the worker's group is still forming (409). */
+    public void putConnector(String name, Map<String, String> config) throws IOException, InterruptedException {
+        String body = JSON.writeValueAsString(config);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name
+                    + "/config")).header("Content-Type", "application/json")
+                    .PUT(HttpRequest.BodyPublishers.ofString(body)));
+            if (response.statusCode() == 200 || response.statusCode() == 201) {
+                return;
+            }
+            if (response.statusCode() != 409 || System.nanoTime() > deadline) {
+                throw new IOException("PUT connector " + name + ": " + response.statusCode() + " " + response.body());
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** {@code GET /}: the worker's Kafka version. */
+    public String workerVersion() throws IOException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl)).GET());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET /: " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body()).path("version").asText();
+    }
+
+    /** {@code GET /connector-plugins}: the connector plugins the worker found, with their versions. */
+    public JsonNode connectorPlugins() throws IOException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connector-plugins")).GET());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET connector-plugins: " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    /** {@code PUT /connector-plugins/<class>/config/validate}: the worker's and the connector's checks. */
+    public JsonNode validate(String connectorClass, Map<String, String> config) throws IOException {
+        String simpleName = connectorClass.substring(connectorClass.lastIndexOf('.') + 1);
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connector-plugins/"
+                + simpleName + "/config/validate")).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(config))));
+        if (response.statusCode() != 200) {
+            throw new IOException("Validate " + connectorClass + ": " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    /** The connector's status document, or null if the worker does not know the connector (yet). */
+    public JsonNode status(String name) throws IOException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name
+                + "/status")).GET());
+        if (response.statusCode() == 404) {
+            return null;
+        }
+        if (response.statusCode() != 200) {
+            throw new IOException("GET status of " + name + ": " + response.statusCode() + " " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    public void restartTask(String name, int task) throws IOException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name
+                + "/tasks/" + task + "/restart")).POST(HttpRequest.BodyPublishers.noBody()));
+        if (response.statusCode() / 100 != 2) {
+            throw new IOException("Restart task " + task + " of " + name + ": " + response.statusCode() + " "
+                    + response.body());
+        }
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request) throws IOException {
+        try {
+            return http.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+}

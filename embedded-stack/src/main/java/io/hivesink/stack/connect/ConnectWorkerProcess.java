@@ -1,0 +1,221 @@
+package io.hivesink.stack.connect;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.hivesink.stack.child.ChildClasspath;
+
+/**
+ * A Kafka Connect worker in distributed mode as its own OS process, on a bare Kafka classpath, loading hive-sink
+ * from {@code plugin.path} as a user's worker does; so a test can kill it like a crash kills a machine.
+ *
+ * <p>Files in {@code workDir}: {@code worker.properties}, {@code log4j2.xml}, {@code worker.log} (its log) and
+ * {@code console.log} (what it printed).
+ */
+public final class ConnectWorkerProcess implements AutoCloseable {
+
+    private final String name;
+    private final Process process;
+    private final Path workDir;
+    private final ConnectRest rest;
+
+    private ConnectWorkerProcess(String name, Process process, Path workDir, ConnectRest rest) {
+        this.name = name;
+        this.process = process;
+        this.workDir = workDir;
+        this.rest = rest;
+    }
+
+    /**
+     * Starts a worker of the given release in the Connect cluster {@code groupId} and waits until its REST API
+     * answers.
+     *
+     * @param pluginPath the directory holding the unpacked plugin
+     * @param extraProps worker settings that replace or add to the defaults (small timeouts for tests)
+     * @param environment extra environment variables, e.g. the fault-injection switch
+     */
+    public static ConnectWorkerProcess start(ConnectRelease release, String name, Path workDir,
+            String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
+            Map<String, String> environment) throws IOException {
+        Files.createDirectories(workDir);
+        int port = freePort();
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put("bootstrap.servers", bootstrapServers);
+        props.put("group.id", groupId);
+        props.put("config.storage.topic", groupId + "-configs");
+        props.put("offset.storage.topic", groupId + "-offsets");
+        props.put("status.storage.topic", groupId + "-status");
+        props.put("config.storage.replication.factor", "1");
+        props.put("offset.storage.replication.factor", "1");
+        props.put("status.storage.replication.factor", "1");
+        props.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+        props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        props.put("listeners", "http://localhost:" + port);
+        props.put("rest.advertised.host.name", "localhost");
+        props.put("plugin.path", pluginPath.toAbsolutePath().toString());
+        props.put("plugin.discovery", "service_load");
+        props.put("offset.flush.interval.ms", "2000");
+        // a dead worker's tasks move after seconds, not the default five minutes (see shared/STACK.md)
+        props.put("scheduled.rebalance.max.delay.ms", "5000");
+        props.put("consumer.session.timeout.ms", "10000");
+        props.put("consumer.heartbeat.interval.ms", "1000");
+        props.putAll(extraProps);
+        Path propsFile = workDir.resolve("worker.properties");
+        StringBuilder text = new StringBuilder();
+        props.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        Files.writeString(propsFile, text, StandardCharsets.UTF_8);
+        Path log4j = workDir.resolve("log4j2.xml");
+        Files.writeString(log4j, log4jConfig(workDir.resolve("worker.log")), StandardCharsets.UTF_8);
+
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx768m");
+        command.add("-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
+        command.add("-cp");
+        command.add(ChildClasspath.connectWorker(release.module()).classpath());
+        command.add("org.apache.kafka.connect.cli.ConnectDistributed");
+        command.add(propsFile.toAbsolutePath().toString());
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve("console.log").toFile()));
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        ConnectRest rest = new ConnectRest("http://localhost:" + port + "/");
+        ConnectWorkerProcess worker = new ConnectWorkerProcess(name, process, workDir, rest);
+        worker.awaitReady(Duration.ofSeconds(90));
+        return worker;
+    }
+
+    private void awaitReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("Connect worker " + name + " exited with " + process.exitValue()
+                        + " while starting; its log ends with:\n" + logTail());
+            }
+            if (rest.isUp()) {
+                return;
+            }
+            sleep(250);
+        }
+        kill();
+        throw new IllegalStateException("Connect worker " + name + " did not answer within " + timeout.toSeconds()
+                + " s; its log ends with:\n" + logTail());
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public ConnectRest rest() {
+        return rest;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /**
+     * Waits for the process to end on its own (a fault-injection halt).
+     *
+     * @return its exit code
+     */
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("Connect worker " + name + " still runs after " + timeout.toSeconds()
+                    + " s; its log ends with:\n" + logTail());
+        }
+        return process.exitValue();
+    }
+
+    /** Ends the worker like a power cut: SIGKILL, no shutdown hooks, nothing flushed. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops the worker cleanly (SIGTERM): it leaves the group and its tasks move at once. */
+    @Override
+    public void close() {
+        if (!process.isAlive()) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                kill();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            kill();
+        }
+    }
+
+    /** The last lines of the worker's log, for failure messages. */
+    public String logTail() {
+        StringBuilder tail = new StringBuilder();
+        for (String file : List.of("worker.log", "console.log")) {
+            Path path = workDir.resolve(file);
+            try {
+                if (Files.exists(path)) {
+                    List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
+                    lines.subList(Math.max(0, lines.size() - 40), lines.size())
+                            .forEach(l -> tail.append(l).append('\n'));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return tail.toString();
+    }
+
+    private static String log4jConfig(Path logFile) {
+        return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <Configuration status="WARN">
+                  <Appenders>
+                    <File name="file" fileName="%s" append="true">
+                      <PatternLayout pattern="%%d{HH:mm:ss.SSS} %%-5level [%%t] %%c{1.}: %%msg%%n"/>
+                    </File>
+                  </Appenders>
+                  <Loggers>
+                    <Logger name="io.hivesink" level="INFO"/>
+                    <Logger name="org.apache.kafka" level="WARN"/>
+                    <Logger name="org.apache.kafka.connect.runtime.WorkerSinkTask" level="INFO"/>
+                    <Logger name="org.apache.hadoop" level="WARN"/>
+                    <Logger name="org.eclipse.jetty" level="WARN"/>
+                    <Root level="INFO"><AppenderRef ref="file"/></Root>
+                  </Loggers>
+                </Configuration>
+                """.formatted(logFile.toAbsolutePath());
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,310 @@
+package io.hivesink.stack.hive;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.hivesink.metastore.MetastoreSettings;
+import io.hivesink.metastore.ThriftMetastore;
+import io.hivesink.stack.child.ChildClasspath;
+
+/**
+ * A Thrift Hive metastore on embedded Derby in a child JVM: 4.0.1 by default ({@code
+ * io.hivesink.hivechild.MetastoreMain}), or an older {@link MetastoreRelease} through its own main class, configured
+ * by a {@code hive-site.xml} / {@code metastore-site.xml} in {@code workDir/conf}.
+ *
+ * <p>Files in {@code workDir}: {@code metastore_db/} (Derby), {@code metastore.log} (its log),
+ * {@code metastore.console.log} / {@code metastore.stdout.log} (anything it printed), {@code derby.log}.
+ * The warehouse trees are {@code <defaultFs>/warehouse/managed} and {@code <defaultFs>/warehouse/external}.
+ */
+public final class MetastoreProcess implements AutoCloseable {
+
+    /**
+     * How long to wait for the ready line; override with the system property
+     * {@code hivesink.metastore.startTimeoutSeconds}.
+     */
+    public static final Duration DEFAULT_START_TIMEOUT =
+            Duration.ofSeconds(Long.getLong("hivesink.metastore.startTimeoutSeconds", 120));
+
+    /**
+     * Put this key (any value) in the extra settings to create the metastore's full schema from its own Derby script,
+     * lock and transaction tables included, instead of DataNucleus auto-create (which leaves those out).
+     */
+    public static final String FULL_SCHEMA = "hivesink.fullSchema";
+
+    private final MetastoreRelease release;
+    private final HiveChildJvm jvm;
+    private final String uri;
+    private final String warehouseDir;
+    private final String externalWarehouseDir;
+    private final Duration startupTime;
+
+    private MetastoreProcess(MetastoreRelease release, HiveChildJvm jvm, String uri, String warehouseDir,
+            String externalWarehouseDir, Duration startupTime) {
+        this.release = release;
+        this.jvm = jvm;
+        this.uri = uri;
+        this.warehouseDir = warehouseDir;
+        this.externalWarehouseDir = externalWarehouseDir;
+        this.startupTime = startupTime;
+    }
+
+    /**
+     * Starts a metastore on a free port and waits until it answers.
+     *
+     * @param workDir  directory for the Derby database and the logs (created if missing)
+     * @param defaultFs the file system for the warehouse, e.g. {@code hdfs://localhost:PORT} of a MiniDFSCluster
+     * @throws HiveChildException if it does not come up within {@link #DEFAULT_START_TIMEOUT}; the message holds the
+     *         tail of its log
+     */
+    public static MetastoreProcess start(Path workDir, String defaultFs) {
+        return start(workDir, defaultFs, Map.of(), DEFAULT_START_TIMEOUT);
+    }
+
+    /**
+     * As {@link #start(Path, String)}, with extra metastore settings ({@code metastore.*} or {@code hive.*} keys) and a
+     * start timeout.
+     */
+    public static MetastoreProcess start(Path workDir, String defaultFs, Map<String, String> extraConf,
+            Duration startTimeout) {
+        return start(MetastoreRelease.HIVE_4_0, workDir, defaultFs, extraConf, startTimeout);
+    }
+
+    /** As {@link #start(Path, String, Map, Duration)}, for a metastore of the given release. */
+    public static MetastoreProcess start(MetastoreRelease release, Path workDir, String defaultFs,
+            Map<String, String> extraConf, Duration startTimeout) {
+        Path dir = workDir.toAbsolutePath();
+        String fs = defaultFs.endsWith("/") ? defaultFs.substring(0, defaultFs.length() - 1) : defaultFs;
+        String warehouse = fs + "/warehouse/managed";
+        String external = fs + "/warehouse/external";
+        for (int attempt = 1; ; attempt++) {
+            int port = freePort();
+            long start = System.nanoTime();
+            HiveChildJvm jvm = release.legacy()
+                    ? launchLegacy(release, dir, port, defaultFs, warehouse, external, extraConf, startTimeout)
+                    : launch(dir, port, defaultFs, warehouse, external, extraConf, startTimeout);
+            try {
+                String uri = awaitReady(jvm, startTimeout.plusSeconds(15), "metastore " + release.version());
+                if (release.legacy()) {
+                    awaitAnswer(jvm, uri, startTimeout);
+                }
+                return new MetastoreProcess(release, jvm, uri, warehouse, external,
+                        Duration.ofNanos(System.nanoTime() - start));
+            } catch (HiveChildException e) {
+                // someone else took the free port between our check and the child's bind: try another one
+                if (attempt >= 3 || !e.getMessage().contains("port " + port + " is not free")) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static HiveChildJvm launch(Path dir, int port, String defaultFs, String warehouse, String external,
+            Map<String, String> extraConf, Duration startTimeout) {
+        List<String> args = new ArrayList<>(List.of(
+                "workDir=" + dir,
+                "port=" + port,
+                "defaultFs=" + defaultFs,
+                "warehouseDir=" + warehouse,
+                "externalWarehouseDir=" + external,
+                "readyTimeoutSeconds=" + Math.max(1, startTimeout.toSeconds())));
+        extraConf.forEach((k, v) -> {
+            if (k.equals(FULL_SCHEMA)) {
+                args.add("schemaScript=" + schemaScript(MetastoreRelease.HIVE_4_0));
+            } else {
+                args.add("conf." + k + "=" + v);
+            }
+        });
+        return HiveChildJvm.start("metastore", dir, "io.hivesink.hivechild.MetastoreMain", "768m", List.of(), args);
+    }
+
+    /**
+     * An older release through its own {@code HiveMetaStore.main}, started by hive-child's {@code
+     * LegacyMetastoreMain} (which needs nothing of Hive) on that release's jars. Both file names are written: 2.3
+     * reads {@code hive-site.xml} with {@code hive.*} keys, 3.1 {@code metastore-site.xml} with {@code metastore.*}
+     * keys; each ignores the other's.
+     */
+    private static HiveChildJvm launchLegacy(MetastoreRelease release, Path dir, int port, String defaultFs,
+            String warehouse, String external, Map<String, String> extraConf, Duration startTimeout) {
+        boolean fullSchema = extraConf.containsKey(FULL_SCHEMA);
+        String jdbcUrl = "jdbc:derby:;databaseName=" + dir.resolve("metastore_db") + ";create=true";
+        Map<String, String> site = new LinkedHashMap<>();
+        site.put("javax.jdo.option.ConnectionURL", jdbcUrl);
+        site.put("javax.jdo.option.ConnectionDriverName", "org.apache.derby.jdbc.EmbeddedDriver");
+        site.put("datanucleus.schema.autoCreateAll", String.valueOf(!fullSchema));
+        site.put("datanucleus.autoCreateSchema", String.valueOf(!fullSchema));
+        site.put("datanucleus.fixedDatastore", String.valueOf(fullSchema));
+        site.put("hive.metastore.schema.verification", "false");
+        site.put("metastore.schema.verification", "false");
+        site.put("fs.defaultFS", defaultFs);
+        site.put("hive.metastore.warehouse.dir", warehouse);
+        site.put("metastore.warehouse.dir", warehouse);
+        site.put("hive.metastore.warehouse.external.dir", external);
+        site.put("metastore.warehouse.external.dir", external);
+        site.put("hive.metastore.event.db.notification.api.auth", "false");
+        site.put("metastore.event.db.notification.api.auth", "false");
+        site.put("hive.metastore.metrics.enabled", "false");
+        site.put("metastore.metrics.enabled", "false");
+        // 3.1's defaults name classes that live in hive-exec, which a standalone metastore does not have
+        site.put("metastore.expression.proxy", "org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy");
+        site.put("metastore.task.threads.always", "org.apache.hadoop.hive.metastore.events.EventCleanerTask");
+        extraConf.forEach((k, v) -> {
+            if (!k.equals(FULL_SCHEMA)) {
+                site.put(k, v);
+            }
+        });
+        Path conf = dir.resolve("conf");
+        try {
+            Files.createDirectories(conf);
+            String xml = siteXml(site);
+            Files.writeString(conf.resolve("hive-site.xml"), xml, StandardCharsets.UTF_8);
+            Files.writeString(conf.resolve("metastore-site.xml"), xml, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the metastore configuration in " + conf, e);
+        }
+        List<String> args = new ArrayList<>(List.of(
+                "workDir=" + dir,
+                "port=" + port,
+                "jdbcUrl=" + jdbcUrl,
+                "readyTimeoutSeconds=" + Math.max(1, startTimeout.toSeconds())));
+        if (fullSchema) {
+            args.add("schemaScript=" + schemaScript(release));
+        }
+        Path launcher = ChildClasspath.hive().moduleDir().resolve("target/classes");
+        return HiveChildJvm.start("metastore", dir, "io.hivesink.hivechild.LegacyMetastoreMain", "768m",
+                List.of(conf, launcher), ChildClasspath.metastore(release.module()), args);
+    }
+
+    private static Path schemaScript(MetastoreRelease release) {
+        if (release.schemaScript() == null) {
+            throw new IllegalArgumentException(release + " has no Derby schema script here; start it without "
+                    + FULL_SCHEMA);
+        }
+        return ChildClasspath.metastore(release.module()).moduleDir().resolve("target/metastore-schema")
+                .resolve(release.schemaScript());
+    }
+
+    private static String siteXml(Map<String, String> properties) {
+        StringBuilder xml = new StringBuilder("<?xml version=\"1.0\"?>\n<configuration>\n");
+        properties.forEach((k, v) -> xml.append("  <property><name>").append(escapeXml(k)).append("</name><value>")
+                .append(escapeXml(v)).append("</value></property>\n"));
+        return xml.append("</configuration>\n").toString();
+    }
+
+    private static String escapeXml(String text) {
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    /**
+     * The legacy launcher reports ready when the port accepts connections; the server may still be setting up
+     * its schema, so wait for a real answer (through the connector's own client).
+     */
+    private static void awaitAnswer(HiveChildJvm jvm, String uri, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        MetastoreSettings settings = new MetastoreSettings(List.of(uri), false, "", "");
+        while (true) {
+            try (ThriftMetastore metastore = ThriftMetastore.connect(settings)) {
+                metastore.databaseExists("default");
+                return;
+            } catch (RuntimeException e) {
+                if (!jvm.isAlive() || System.nanoTime() > deadline) {
+                    jvm.kill();
+                    throw new HiveChildException("The metastore child JVM (work dir " + jvm.workDir()
+                            + ") does not answer at " + uri + ": " + e.getMessage() + jvm.logTail(), e);
+                }
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                jvm.kill();
+                Thread.currentThread().interrupt();
+                throw new HiveChildException("interrupted while waiting for the metastore", e);
+            }
+        }
+    }
+
+    /** Waits for {@code READY} (returns its first field) or fails with the child's log tail, stopping it. */
+    static String awaitReady(HiveChildJvm jvm, Duration timeout, String what) {
+        HiveChildJvm.Line line;
+        try {
+            line = jvm.next(timeout);
+        } catch (InterruptedException e) {
+            jvm.kill();
+            Thread.currentThread().interrupt();
+            throw new HiveChildException("interrupted while waiting for the " + what + " child JVM", e);
+        }
+        if (line != null && "READY".equals(line.type())) {
+            return line.field(0);
+        }
+        String reason;
+        if (line == null) {
+            reason = "did not report ready within " + HiveChildJvm.format(timeout);
+        } else if ("FAILED".equals(line.type())) {
+            reason = "failed: " + line.field(0);
+        } else if (line.type() == null) {
+            reason = "exited (status " + jvm.exitStatus() + ") before it was ready";
+        } else {
+            reason = "sent an unexpected line " + line;
+        }
+        jvm.kill();
+        throw new HiveChildException("The " + what + " child JVM (pid " + jvm.pid() + ", work dir " + jvm.workDir()
+                + ") " + reason + jvm.logTail());
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port", e);
+        }
+    }
+
+    /** Which release this is. */
+    public MetastoreRelease release() {
+        return release;
+    }
+
+    /** {@code thrift://localhost:PORT}, for {@code hive.metastore.uris} / {@code metastore.thrift.uris}. */
+    public String uri() {
+        return uri;
+    }
+
+    /** The managed warehouse root ({@code metastore.warehouse.dir}), a full URI. */
+    public String warehouseDir() {
+        return warehouseDir;
+    }
+
+    /** The external warehouse root ({@code metastore.warehouse.external.dir}), a full URI. */
+    public String externalWarehouseDir() {
+        return externalWarehouseDir;
+    }
+
+    /** From launch to the ready line. */
+    public Duration startupTime() {
+        return startupTime;
+    }
+
+    /** The metastore's log file. */
+    public Path logFile() {
+        return jvm.logFile();
+    }
+
+    public boolean isAlive() {
+        return jvm.isAlive();
+    }
+
+    /** Closes the child's stdin (it exits), waits up to 10 s, then kills it. */
+    @Override
+    public void close() {
+        jvm.close();
+    }
+}

@@ -1,0 +1,57 @@
+package io.hivesink.it;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.FailoverStack;
+
+/**
+ * Gives a test class the stack it asks for: a parameter of type {@link EmbeddedStack} (broker, Connect cluster,
+ * HDFS, metastore and HiveServer2 in this JVM) or {@link FailoverStack} (broker, HDFS and metastore here, Connect
+ * workers as child JVMs), in a {@code @BeforeAll} or test method. The stack is started once per class, the first time
+ * it is asked for, in {@code target/it-stack/<class>}, and stopped when the class is done, whatever happened.
+ */
+public final class StackExtension implements ParameterResolver {
+
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(StackExtension.class);
+
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        return type == EmbeddedStack.class || type == FailoverStack.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        ExtensionContext classContext = context;
+        while (classContext.getTestMethod().isPresent()) {
+            classContext = classContext.getParent().orElseThrow();
+        }
+        Path workDir = Path.of("target", "it-stack", classContext.getRequiredTestClass().getSimpleName());
+        return classContext.getStore(NAMESPACE)
+                .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir)), Running.class).stack();
+    }
+
+    private static AutoCloseable start(Class<?> type, Path workDir) {
+        try {
+            return type == EmbeddedStack.class ? EmbeddedStack.start(workDir) : FailoverStack.start(workDir);
+        } catch (Exception e) {
+            throw new ParameterResolutionException("Could not start the " + type.getSimpleName() + " in " + workDir
+                    + ": " + e, e);
+        }
+    }
+
+    /** A started stack, closed by JUnit when the class's context closes. */
+    private record Running(AutoCloseable stack) implements ExtensionContext.Store.CloseableResource {
+        @Override
+        public void close() throws Exception {
+            stack.close();
+        }
+    }
+}
