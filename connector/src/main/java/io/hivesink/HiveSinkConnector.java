@@ -20,7 +20,13 @@ public class HiveSinkConnector extends SinkConnector {
 
     @Override
     public String version() {
-        return Versions.connector();
+        return pluginVersion();
+    }
+
+    /** The plugin's version, from the jar manifest the build writes; the task reports it too. */
+    static String pluginVersion() {
+        String version = HiveSinkConnector.class.getPackage().getImplementationVersion();
+        return version == null ? "unknown" : version;
     }
 
     @Override

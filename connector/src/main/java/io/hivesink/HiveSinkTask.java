@@ -38,7 +38,7 @@ public class HiveSinkTask extends SinkTask {
 
     @Override
     public String version() {
-        return Versions.connector();
+        return HiveSinkConnector.pluginVersion();
     }
 
     @Override
