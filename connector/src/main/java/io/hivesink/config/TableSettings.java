@@ -20,11 +20,11 @@ public final class TableSettings {
     public static final String PREFIX = "table.";
     public static final String LOCATION = "location";
     /** The keys a table may set for itself. */
-    public static final List<String> OVERRIDABLE = TableConfig.KEYS;
+    public static final List<String> OVERRIDABLE = PerTableConfig.KEYS;
 
     private final Map<String, String> originals;
     private final Map<String, Map<String, String>> overrides;
-    private final Map<String, TableConfig> configs = new ConcurrentHashMap<>();
+    private final Map<String, PerTableConfig> configs = new ConcurrentHashMap<>();
 
     private TableSettings(Map<String, String> originals, Map<String, Map<String, String>> overrides) {
         this.originals = originals;
@@ -55,8 +55,8 @@ public final class TableSettings {
     }
 
     /** The table's own settings, read once. */
-    public TableConfig configFor(String table) {
-        return configs.computeIfAbsent(table, t -> TableConfig.of(settingsFor(t)));
+    public PerTableConfig configFor(String table) {
+        return configs.computeIfAbsent(table, t -> PerTableConfig.of(settingsFor(t)));
     }
 
     /** The tables that set {@code key} for themselves. */
@@ -117,7 +117,7 @@ public final class TableSettings {
         if (problems.isEmpty()) {
             TableSettings settings = of(props);
             for (String table : settings.overrides.keySet()) {
-                TableConfig config = settings.configFor(table);
+                PerTableConfig config = settings.configFor(table);
                 String levelProblem = AvroConfig.levelProblem(config.codecName(), config.codecLevel());
                 if (levelProblem != null) {
                     String levelKey = PREFIX + table + "." + AvroConfig.AVRO_CODEC_LEVEL;

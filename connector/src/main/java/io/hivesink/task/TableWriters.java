@@ -6,7 +6,7 @@ import java.util.concurrent.ExecutorService;
 
 import io.hivesink.avro.ContainerFileWriter;
 import io.hivesink.avro.container.ParallelContainerWriter;
-import io.hivesink.config.TableConfig;
+import io.hivesink.config.PerTableConfig;
 import io.hivesink.config.TableSettings;
 
 /**
@@ -29,7 +29,7 @@ final class TableWriters implements AutoCloseable {
     }
 
     ContainerFileWriter forTable(String table) {
-        TableConfig config = settings.configFor(table);
+        PerTableConfig config = settings.configFor(table);
         String codec = config.codecName();
         int level = config.codecLevel();
         return byCodec.computeIfAbsent(codec + ":" + level,

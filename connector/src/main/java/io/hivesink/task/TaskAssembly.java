@@ -29,8 +29,8 @@ import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.InputConfig;
 import io.hivesink.config.MetastoreConfig;
+import io.hivesink.config.PerTableConfig;
 import io.hivesink.config.StorageConfig;
-import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableSettings;
 import io.hivesink.config.TablesConfig;
 import io.hivesink.fs.HadoopFileSystems;
@@ -164,7 +164,7 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     private static TableOptions tableOptions(FileSystem fs, TableSettings settings, String table) {
-        TableConfig tableConfig = settings.configFor(table);
+        PerTableConfig tableConfig = settings.configFor(table);
         String location = settings.location(table);
         return new TableOptions(location == null ? null : fs.makeQualified(new Path(location)).toString(),
                 tableConfig.tableProperties(), tableConfig.schemaEvolution());

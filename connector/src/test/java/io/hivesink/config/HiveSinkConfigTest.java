@@ -118,11 +118,11 @@ class HiveSinkConfigTest {
         props.put("table.big.batch.max.records", "200000");
         props.put("table.big.schema.evolution", "none");
         TableSettings settings = TableSettings.of(props);
-        TableConfig big = settings.configFor("big");
+        PerTableConfig big = settings.configFor("big");
         assertEquals(200_000, big.batchMaxRecords());
         assertFalse(big.schemaEvolution());
         assertEquals("deflate", big.codecName());
-        TableConfig other = settings.configFor("other");
+        PerTableConfig other = settings.configFor("other");
         assertEquals(5000, other.batchMaxRecords());
         assertTrue(other.schemaEvolution());
         assertEquals(List.of("field"), other.partitioners());

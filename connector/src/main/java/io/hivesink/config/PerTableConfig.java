@@ -16,7 +16,7 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
  */
-public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
+public record PerTableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
         String codecName, int codecLevel, int batchMaxRecords) {
 
     /** The keys a table may set for itself. */
@@ -31,9 +31,9 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
      *
      * @throws org.apache.kafka.common.config.ConfigException if a value is not valid, naming the key
      */
-    static TableConfig of(Map<String, String> settings) {
+    static PerTableConfig of(Map<String, String> settings) {
         AbstractConfig config = HiveSinkConfig.readKeys(settings, KEYS);
-        return new TableConfig(PartitionConfig.partitioners(config), TablesConfig.tableProperties(config),
+        return new PerTableConfig(PartitionConfig.partitioners(config), TablesConfig.tableProperties(config),
                 TablesConfig.schemaEvolution(config), AvroConfig.codecName(config),
                 config.getInt(AvroConfig.AVRO_CODEC_LEVEL), config.getInt(BatchConfig.BATCH_MAX_RECORDS));
     }
