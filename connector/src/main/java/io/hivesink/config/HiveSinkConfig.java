@@ -10,11 +10,11 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * The connector's one configuration definition, composed of its groups: {@link StorageConfig},
- * {@link MetastoreConfig}, {@link InputConfig}, {@link TablesConfig}, {@link PartitionConfig}, {@link BatchConfig} and
- * {@link AvroConfig}. Each group defines and documents its keys and reads them into a typed value; this class parses
- * the properties once and checks what crosses groups. {@code docs/configuration.md} is generated from the definition
- * by {@link ConfigReference} and checked against it by a test.
+ * The connector's one configuration definition, composed of its groups: {@link StorageConfig}, {@link
+ * MetastoreConfig}, {@link KerberosConfig}, {@link InputConfig}, {@link TablesConfig}, {@link PartitionConfig}, {@link
+ * BatchConfig} and {@link AvroConfig}. Each group defines and documents its keys and reads them into a typed value;
+ * this class parses the properties once and checks what crosses groups. {@code docs/configuration.md} is generated
+ * from the definition by {@link ConfigReference} and checked against it by a test.
  */
 public final class HiveSinkConfig extends AbstractConfig {
 
@@ -28,6 +28,7 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     private final StorageConfig storage;
     private final MetastoreConfig metastore;
+    private final KerberosConfig kerberos;
     private final InputConfig input;
     private final TablesConfig tables;
     private final PartitionConfig partitioning;
@@ -38,6 +39,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         super(CONFIG_DEF, props);
         storage = StorageConfig.from(this);
         metastore = MetastoreConfig.from(this);
+        kerberos = KerberosConfig.from(this);
         input = InputConfig.from(this);
         tables = TablesConfig.from(this);
         partitioning = PartitionConfig.from(this);
@@ -79,6 +81,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         ConfigDef def = new ConfigDef();
         StorageConfig.define(def);
         MetastoreConfig.define(def);
+        KerberosConfig.define(def);
         InputConfig.define(def);
         TablesConfig.define(def);
         PartitionConfig.define(def);
@@ -91,7 +94,8 @@ public final class HiveSinkConfig extends AbstractConfig {
     public Map<String, String> crossKeyProblems() {
         Map<String, String> problems = new LinkedHashMap<>();
         problems.putAll(avro.problems());
-        problems.putAll(metastore.problems());
+        problems.putAll(kerberos.problems());
+        problems.putAll(metastore.problems(kerberos));
         problems.putAll(tables.problems());
         problems.putAll(input.problems(originals().get("value.converter")));
         problems.putAll(TableSettings.problems(originalsStrings()));
@@ -104,6 +108,10 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public MetastoreConfig metastore() {
         return metastore;
+    }
+
+    public KerberosConfig kerberos() {
+        return kerberos;
     }
 
     public InputConfig input() {

@@ -15,12 +15,14 @@ import org.apache.kafka.common.config.types.Password;
  * The Hive metastore keys: where the metastore is, how to talk to it and how commits are fenced. The trust store
  * password stays a {@link Password}, so that printing this value never shows it.
  *
- * @param fencing auto, compare-and-set or locks
+ * @param fencing           auto, compare-and-set or locks
+ * @param saslEnabled       whether the metastore is talked to over SASL (Kerberos)
+ * @param kerberosPrincipal the metastore's service principal, {@code _HOST} not yet expanded
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
 public record MetastoreConfig(List<String> uris, boolean sslEnabled, String truststorePath,
-        Password truststorePassword, String fencing) {
+        Password truststorePassword, String fencing, boolean saslEnabled, String kerberosPrincipal) {
 
     public static final String GROUP = "Hive metastore";
     public static final String METASTORE_URIS = "hive.metastore.uris";
@@ -28,6 +30,8 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
     public static final String METASTORE_SSL_TRUSTSTORE_PATH = "hive.metastore.ssl.truststore.path";
     public static final String METASTORE_SSL_TRUSTSTORE_PASSWORD = "hive.metastore.ssl.truststore.password";
     public static final String METASTORE_FENCING = "hive.metastore.fencing";
+    public static final String METASTORE_SASL_ENABLED = "hive.metastore.sasl.enabled";
+    public static final String METASTORE_KERBEROS_PRINCIPAL = "hive.metastore.kerberos.principal";
 
     private static final ConfigDef.Validator BOOLEAN = Validators.bool();
 
@@ -58,17 +62,41 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
                         + "transaction tables, as schematool creates them. auto: compare-and-set if the metastore "
                         + "checks it (probed when the task starts), else locks. The task log says which is active.",
                 GROUP, ++order, Width.SHORT, "Fencing");
+        def.define(METASTORE_SASL_ENABLED, Type.BOOLEAN, false, BOOLEAN, Importance.MEDIUM,
+                "Talk SASL (Kerberos, GSSAPI) to the metastore, as a metastore with metastore.sasl.enabled=true "
+                        + "requires; the task authenticates as " + KerberosConfig.PRINCIPAL + ". The quality of "
+                        + "protection follows hadoop.rpc.protection of hadoop.conf.dir (authentication, integrity or "
+                        + "privacy).",
+                GROUP, ++order, Width.SHORT, "Metastore SASL");
+        def.define(METASTORE_KERBEROS_PRINCIPAL, Type.STRING, "", new ConfigDef.NonNullValidator(),
+                Importance.MEDIUM,
+                "The metastore's own Kerberos principal (its metastore.kerberos.principal), for example "
+                        + "hive/_HOST@EXAMPLE.COM; _HOST is the host of the metastore URI being connected to.",
+                GROUP, ++order, Width.LONG, "Metastore principal");
     }
 
     static MetastoreConfig from(AbstractConfig config) {
         return new MetastoreConfig(config.getList(METASTORE_URIS), config.getBoolean(METASTORE_SSL_ENABLED),
                 config.getString(METASTORE_SSL_TRUSTSTORE_PATH), config.getPassword(METASTORE_SSL_TRUSTSTORE_PASSWORD),
-                config.getString(METASTORE_FENCING));
+                config.getString(METASTORE_FENCING), config.getBoolean(METASTORE_SASL_ENABLED),
+                config.getString(METASTORE_KERBEROS_PRINCIPAL).trim());
     }
 
-    /** Problems that involve more than one of these keys: key to message. */
-    Map<String, String> problems() {
+    /**
+     * Problems that involve more than one of these keys, or the Kerberos keys: key to message.
+     *
+     * @param kerberos the task's Kerberos identity, which SASL authenticates as
+     */
+    Map<String, String> problems(KerberosConfig kerberos) {
         Map<String, String> problems = new LinkedHashMap<>();
+        if (saslEnabled && !kerberos.enabled()) {
+            problems.put(METASTORE_SASL_ENABLED, "SASL to the metastore authenticates with Kerberos: set "
+                    + KerberosConfig.PRINCIPAL + " and " + KerberosConfig.KEYTAB + ".");
+        }
+        if (saslEnabled && kerberosPrincipal.split("[/@]", -1).length != 3) {
+            problems.put(METASTORE_KERBEROS_PRINCIPAL, "Give the metastore's principal as service/host@REALM, for "
+                    + "example hive/_HOST@EXAMPLE.COM (its metastore.kerberos.principal).");
+        }
         if (sslEnabled && truststorePath.isBlank()) {
             problems.put(METASTORE_SSL_TRUSTSTORE_PATH, "Set a trust store when " + METASTORE_SSL_ENABLED + "=true.");
         }

@@ -18,6 +18,7 @@ import io.hivesink.batch.FlushPolicy;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.security.TaskIdentity;
 
 /**
  * One task's batches from records taken to batches committed: records go into the open batch, which closes when the
@@ -35,13 +36,16 @@ public final class BatchCycle {
     /** Null when the connector has no errant-record reporter: a bad record then fails the task. */
     private final RejectedRecords rejectedRecords;
     private final LongSupplier clock;
+    /** Who the task is to HDFS and the metastore: every step runs as this identity. */
+    private final TaskIdentity identity;
     /** A closed batch whose commit failed with a retriable error; committed before anything else happens. */
     private Batch pending;
     /** A bad record or fencing stopped the task: nothing more is committed. */
     private boolean stopped;
 
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
-            RejectedRecords rejectedRecords, LongSupplier clock) {
+            RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity) {
+        this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
         this.committer = committer;
@@ -56,12 +60,22 @@ public final class BatchCycle {
      * @return where to resume each partition that has committed offsets: the metastore's word, not Kafka's
      */
     public Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
+        return identity.call(() -> claimAsTask(partitions));
+    }
+
+    private Map<TopicPartition, Long> claimAsTask(Collection<TopicPartition> partitions) {
         Map<TopicPartition, Long> committed = committer.claim(partitions);
         buffer.forget(partitions);
         return committed;
     }
 
+    /** Takes records into the open batch, committing it when the flush policy says so. */
     public void take(Collection<SinkRecord> records) {
+        identity.renewIfDue();
+        identity.run(() -> takeAsTask(records));
+    }
+
+    private void takeAsTask(Collection<SinkRecord> records) {
         try {
             commitPending();
             for (SinkRecord record : records) {
@@ -120,6 +134,11 @@ public final class BatchCycle {
      */
     public Map<TopicPartition, OffsetAndMetadata> offsetsToCommit(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        return identity.call(() -> offsetsToCommitAsTask(currentOffsets));
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> offsetsToCommitAsTask(
+            Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         if (!stopped) {
             commitPending();
             if (!buffer.isEmpty()) {
@@ -146,6 +165,10 @@ public final class BatchCycle {
      *     one: to be re-read from there
      */
     public Map<TopicPartition, Long> close(Collection<TopicPartition> partitions) {
+        return identity.call(() -> closeAsTask(partitions));
+    }
+
+    private Map<TopicPartition, Long> closeAsTask(Collection<TopicPartition> partitions) {
         Map<TopicPartition, Long> rewind = new HashMap<>();
         if (!buffer.isEmpty()) {
             rewind.putAll(buffer.discard());

@@ -28,6 +28,7 @@ import io.hivesink.commit.TaskRun;
 import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.InputConfig;
+import io.hivesink.config.KerberosConfig;
 import io.hivesink.config.MetastoreConfig;
 import io.hivesink.config.PerTableConfig;
 import io.hivesink.config.StorageConfig;
@@ -45,6 +46,8 @@ import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.TableOptions;
 import io.hivesink.route.Partitioners;
 import io.hivesink.route.TableRouter;
+import io.hivesink.security.SaslQop;
+import io.hivesink.security.TaskIdentity;
 
 /**
  * Everything one run of a task is made of, built from its configuration in one place, and closed in one place:
@@ -60,9 +63,11 @@ public final class TaskAssembly implements AutoCloseable {
     private final ExecutorService workers;
     private final TableWriters writers;
     private final BatchCycle cycle;
+    private final TaskIdentity identity;
 
     private TaskAssembly(FileSystem fs, Metastore metastore, ExecutorService workers, TableWriters writers,
-            BatchCycle cycle) {
+            BatchCycle cycle, TaskIdentity identity) {
+        this.identity = identity;
         this.fs = fs;
         this.metastore = metastore;
         this.workers = workers;
@@ -87,8 +92,24 @@ public final class TaskAssembly implements AutoCloseable {
         String instance = connectorTableName + "-t" + taskId + "-" + Long.toString(clock.getAsLong(), 36) + "-"
                 + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
 
+        Configuration hadoopConf = HadoopFileSystems.configuration(config.storage().hadoopConfDir());
+        KerberosConfig kerberos = config.kerberos();
+        TaskIdentity identity = kerberos.enabled()
+                ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
+                : TaskIdentity.WORKER;
+        TaskRun run = new TaskRun(connectorName, taskId, instance);
+        return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, reporter));
+    }
+
+    /** Builds the parts, as the task's identity. */
+    private static TaskAssembly assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run,
+            Configuration hadoopConf, TaskIdentity identity, MetastoreFactory metastores, LongSupplier clock,
+            ErrantRecordReporter reporter) {
+        String connectorName = run.connector();
+        int taskId = run.task();
+        String instance = run.instance();
+        String connectorTableName = TableRouter.hiveSafeName(connectorName);
         StorageConfig storage = config.storage();
-        Configuration hadoopConf = HadoopFileSystems.configuration(storage.hadoopConfDir());
         FileSystem fs = HadoopFileSystems.open(storage.fsUrl(), hadoopConf);
         Metastore metastore = null;
         ExecutorService workers = null;
@@ -101,20 +122,22 @@ public final class TaskAssembly implements AutoCloseable {
             MetastoreConfig metastoreConfig = config.metastore();
             metastore = metastores.connect(new MetastoreSettings(metastoreConfig.uris(),
                     metastoreConfig.sslEnabled(), metastoreConfig.truststorePath(),
-                    metastoreConfig.truststorePassword().value()));
+                    metastoreConfig.truststorePassword().value(),
+                    metastoreConfig.saslEnabled() ? metastoreConfig.kerberosPrincipal() : null,
+                    SaslQop.of(hadoopConf), identity));
             TablesConfig tablesConfig = config.tables();
             String database = tablesConfig.database();
             TableSettings tableSettings = TableSettings.of(props);
             HiveTables tables = new HiveTables(metastore, database, warehouseUri,
                     table -> tableOptions(fs, tableSettings, table));
             int threads = config.avro().writerThreads();
-            workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId));
+            workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId, identity));
             writers = new TableWriters(tableSettings, workers, threads, config.avro().syncIntervalBytes());
             StateTables states = new StateTables(metastore, database, connectorName, connectorTableName,
                     new Path(connectorStaging, "state").toString(), instance);
             ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
                     new Ledger(tables, metastore, tablesConfig.ledgerTable()), states, FaultInjector.fromEnvironment(),
-                    new TaskRun(connectorName, taskId, instance), clock);
+                    run, clock);
             Fencing fencing = committer.start(Fencing.fromConfig(metastoreConfig.fencing()));
             log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
@@ -129,13 +152,13 @@ public final class TaskAssembly implements AutoCloseable {
             BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
                     instance, workers, 2 * threads + 2, reporter != null);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer,
-                    reporter == null ? null : new RejectedRecords(reporter), clock);
+                    reporter == null ? null : new RejectedRecords(reporter), clock, identity);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                     connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),
                     metastoreConfig.uris());
-            return new TaskAssembly(fs, metastore, workers, writers, cycle);
+            return new TaskAssembly(fs, metastore, workers, writers, cycle, identity);
         } catch (RuntimeException | Error e) {
-            new TaskAssembly(fs, metastore, workers, writers, null).close();
+            new TaskAssembly(fs, metastore, workers, writers, null, identity).close();
             throw e;
         }
     }
@@ -175,9 +198,16 @@ public final class TaskAssembly implements AutoCloseable {
         return cycle;
     }
 
-    /** Closes the metastore client, the writers, the pool and the FileSystem, each even if another fails. */
+    /**
+     * Closes the metastore client, the writers, the pool and the FileSystem, each even if another fails, as the task's
+     * identity.
+     */
     @Override
     public void close() {
+        identity.run(this::closeParts);
+    }
+
+    private void closeParts() {
         if (metastore != null) {
             try {
                 metastore.close();

@@ -95,6 +95,27 @@ class HiveSinkConfigTest {
     }
 
     @Test
+    void kerberosKeysComeTogetherAndSaslNeedsThemAndTheMetastorePrincipal() {
+        Map<String, String> props = minimal();
+        props.put("hadoop.kerberos.principal", "sink@EXAMPLE.COM");
+        ConfigException keytab = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(keytab.getMessage().contains("hadoop.kerberos.keytab"), keytab.getMessage());
+        props.put("hadoop.kerberos.keytab", "/etc/security/keytabs/sink.keytab");
+        assertTrue(HiveSinkConfig.parse(props).kerberos().enabled());
+
+        Map<String, String> sasl = minimal();
+        sasl.put("hive.metastore.sasl.enabled", "true");
+        sasl.put("hive.metastore.kerberos.principal", "hive/_HOST@EXAMPLE.COM");
+        assertTrue(HiveSinkConfig.parseKeys(sasl).crossKeyProblems().get("hive.metastore.sasl.enabled")
+                .contains("hadoop.kerberos.principal"));
+        sasl.putAll(Map.of("hadoop.kerberos.principal", "sink@EXAMPLE.COM", "hadoop.kerberos.keytab", "/k"));
+        assertEquals(Map.of(), HiveSinkConfig.parseKeys(sasl).crossKeyProblems());
+        sasl.put("hive.metastore.kerberos.principal", "hive@EXAMPLE.COM");
+        assertTrue(HiveSinkConfig.parseKeys(sasl).crossKeyProblems().get("hive.metastore.kerberos.principal")
+                .contains("service/host@REALM"));
+    }
+
+    @Test
     void eachBuiltInPartitionerReadsOnlyItsOwnKeys() {
         Map<String, String> settings = Map.of("partition.fields", "country,day", "partition.time.zone", "Mars/Base",
                 "avro.codec", "no-such-codec");

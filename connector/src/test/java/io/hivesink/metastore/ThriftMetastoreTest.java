@@ -159,4 +159,18 @@ class ThriftMetastoreTest {
                     "nothing was sent to a server the client does not trust");
         }
     }
+
+    @Test
+    void aSaslConnectionOpensAsTheTasksIdentityAndAFailedHandshakeSaysWhatToCheck() throws IOException {
+        try (FakeThriftMetastore plain = new FakeThriftMetastore(base("4.0.1"))) {
+            MetastoreSettings sasl = new MetastoreSettings(List.of(plain.uri()), false, "", "",
+                    "hive/_HOST@EXAMPLE.COM", "auth", io.hivesink.security.TaskIdentity.WORKER);
+            MetastoreException e = assertThrows(MetastoreException.class, () -> ThriftMetastore.connect(sasl));
+            assertTrue(e.getMessage().startsWith("SASL (Kerberos) handshake with the metastore at " + plain.uri()
+                    + " as the worker's user failed"), e.getMessage());
+            assertTrue(e.getMessage().contains("metastore.sasl.enabled=true")
+                    && e.getMessage().contains("hadoop.kerberos.principal"), e.getMessage());
+            assertEquals(0, plain.counter("set_ugi").get(), "no user is announced over SASL");
+        }
+    }
 }
