@@ -12,13 +12,14 @@ import org.apache.kafka.common.config.ConfigDef.Width;
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record StorageConfig(String fsUrl, String hadoopConfDir, String warehouseDir, String stagingDir) {
+public record StorageConfig(String fsUrl, String hadoopConfDir, String warehouseDir, String stagingDir, String umask) {
 
     public static final String GROUP = "Storage";
     public static final String FS_URL = "fs.url";
     public static final String HADOOP_CONF_DIR = "hadoop.conf.dir";
     public static final String WAREHOUSE_DIR = "warehouse.dir";
     public static final String STAGING_DIR = "staging.dir";
+    public static final String UMASK = "fs.umask";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -41,13 +42,21 @@ public record StorageConfig(String fsUrl, String hadoopConfDir, String warehouse
                         + "it. Must be on the same FileSystem as warehouse.dir so that the move is a rename. "
                         + "Empty: <warehouse.dir>/.hive-sink-staging.",
                 GROUP, ++order, Width.LONG, "Staging dir");
+        def.define(UMASK, Type.STRING, "", Validators.umask(), Importance.MEDIUM,
+                "Umask (three octal digits, as in 027) of the files and directories the connector creates: its "
+                        + "data files, partition directories, staging area and state. 027 gives files rw-r----- and "
+                        + "directories rwxr-x---, so that the principal's group may read and nobody else. The "
+                        + "database and table directories that the metastore creates follow the metastore's umask. "
+                        + "Empty: fs.permissions.umask-mode from hadoop.conf.dir (Hadoop's default is 022).",
+                GROUP, ++order, Width.SHORT, "Umask");
     }
 
     static StorageConfig from(AbstractConfig config) {
         String warehouse = trimTrailingSlash(config.getString(WAREHOUSE_DIR).trim());
         String staging = config.getString(STAGING_DIR).trim();
         return new StorageConfig(config.getString(FS_URL).trim(), config.getString(HADOOP_CONF_DIR).trim(), warehouse,
-                staging.isEmpty() ? warehouse + "/.hive-sink-staging" : trimTrailingSlash(staging));
+                staging.isEmpty() ? warehouse + "/.hive-sink-staging" : trimTrailingSlash(staging),
+                config.getString(UMASK).trim());
     }
 
     private static String trimTrailingSlash(String path) {

@@ -115,6 +115,12 @@ final class Validators {
                         : "Give an absolute path on the FileSystem of fs.url, for example /warehouse/hive-sink.");
     }
 
+    static ConfigDef.Validator umask() {
+        return text("three octal digits, as in 027, or empty", text -> text.isEmpty() || text.matches("0?[0-7]{3}")
+                ? null
+                : "A umask is three octal digits, each 0-7, as in 027 (group may read, others nothing) or 022.");
+    }
+
     static ConfigDef.Validator metastoreUris() {
         return list("thrift://host:port[,thrift://host:port...]", uris -> {
             if (uris.isEmpty()) {

@@ -7,6 +7,7 @@ import java.util.Arrays;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /** Hadoop configuration and FileSystem instances for the task. */
@@ -15,8 +16,11 @@ public final class HadoopFileSystems {
     private HadoopFileSystems() {
     }
 
-    /** Hadoop defaults plus core-site.xml and hdfs-site.xml from {@code confDir}, if given. */
-    public static Configuration configuration(String confDir) {
+    /**
+     * Hadoop defaults plus core-site.xml and hdfs-site.xml from {@code confDir}, if given, and {@code umask} (octal),
+     * if given, for every file and directory the task creates.
+     */
+    public static Configuration configuration(String confDir, String umask) {
         Configuration conf = new Configuration();
         if (!confDir.isEmpty()) {
             File dir = new File(confDir);
@@ -29,6 +33,9 @@ public final class HadoopFileSystems {
                     conf.addResource(new org.apache.hadoop.fs.Path(file.toURI()));
                 }
             }
+        }
+        if (!umask.isEmpty()) {
+            conf.set(FsPermission.UMASK_LABEL, umask);
         }
         // Closing an HDFS file waits until the namenode has heard from the datanodes about its last block, polling
         // from 400 ms on: with one file per table partition that adds up to seconds per batch. Poll from 20 ms,

@@ -9,6 +9,8 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.security.AccessControlException;
+import org.apache.kafka.connect.errors.ConnectException;
 
 /**
  * One task's staging directory: a batch's files are written here, out of every table's sight, under names that
@@ -33,6 +35,31 @@ public final class StagingArea {
 
     public FileSystem fileSystem() {
         return fs;
+    }
+
+    /**
+     * Creates the staging directory, or finds it there, before anything else is written: a principal that may not
+     * write the warehouse learns so when the task starts, in words that say who was refused where.
+     *
+     * @param who the identity the task runs as, for the message
+     */
+    public void prepare(String who) {
+        try {
+            fs.mkdirs(root);
+        } catch (AccessControlException e) {
+            throw new ConnectException("HDFS refused to let the task, running as " + who + ", create its staging "
+                    + "directory " + root + ": " + firstLine(e.getMessage()) + ". The task's principal needs write "
+                    + "and execute permission on warehouse.dir and staging.dir (and execute on their parents); "
+                    + "grant it, or point warehouse.dir at a directory it owns.", e);
+        } catch (IOException e) {
+            throw new ConnectException("Cannot create the staging directory " + root + " as " + who + ": "
+                    + e.getMessage() + ". Check fs.url, staging.dir and that HDFS is up.", e);
+        }
+    }
+
+    private static String firstLine(String text) {
+        int end = text == null ? -1 : text.indexOf('\n');
+        return end < 0 ? String.valueOf(text) : text.substring(0, end);
     }
 
     /** Where a batch's file for one table and partition is staged; the same arguments give the same path. */

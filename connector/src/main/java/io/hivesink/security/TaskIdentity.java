@@ -2,7 +2,10 @@ package io.hivesink.security;
 
 import java.io.File;
 import java.io.IOException;
+import java.security.AccessController;
 import java.security.PrivilegedExceptionAction;
+import javax.security.auth.Subject;
+import javax.security.auth.kerberos.KerberosTicket;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.SecurityUtil;
@@ -41,6 +44,7 @@ public final class TaskIdentity {
     private final UserGroupInformation ugi;
     private final String name;
     private int renewalFailures;
+    private int renewals;
 
     TaskIdentity(UserGroupInformation ugi, String name) {
         this.ugi = ugi;
@@ -145,21 +149,48 @@ public final class TaskIdentity {
 
     /**
      * Logs in again from the keytab if the ticket is near its end (80% of its life; Hadoop's rule). Cheap otherwise.
-     * A failed renewal is logged and tried again at the next call; the calls fail once the ticket has expired.
+     * A renewal is logged with the new ticket's end; a failed one is logged and tried again at the next call (the
+     * calls fail once the ticket has expired).
      */
     public synchronized void renewIfDue() {
         if (ugi == null) {
             return;
         }
         try {
+            // a relogin destroys the old ticket, its times with it
+            KerberosTicket before = ticketGrantingTicket();
+            long endBefore = before == null ? 0 : before.getEndTime().getTime();
             ugi.checkTGTAndReloginFromKeytab();
             renewalFailures = 0;
+            KerberosTicket after = ticketGrantingTicket();
+            if (after != null && after.getEndTime().getTime() != endBefore) {
+                renewals++;
+                log.info("Renewed the Kerberos ticket of {} from its keytab (renewal {}); valid until {}", name,
+                        renewals, after.getEndTime().toInstant());
+            }
         } catch (IOException e) {
             renewalFailures++;
             log.warn("Renewing the Kerberos ticket of {} from its keytab failed ({} time(s) in a row): {}. It is "
                     + "tried again as records arrive; HDFS and metastore calls fail once the ticket has expired.",
                     name, renewalFailures, e.getMessage());
         }
+    }
+
+    /** The ticket-granting ticket the identity holds now, or null. */
+    @SuppressWarnings("removal") // Subject.current() is JDK 18+; on 17 a doAs body sees its Subject this way
+    private KerberosTicket ticketGrantingTicket() {
+        Subject subject = this.<Subject, RuntimeException>call(() -> Subject.getSubject(AccessController.getContext()));
+        for (KerberosTicket ticket : subject.getPrivateCredentials(KerberosTicket.class)) {
+            if (ticket.getServer().getName().startsWith("krbtgt/")) {
+                return ticket;
+            }
+        }
+        return null;
+    }
+
+    /** Renewals from the keytab so far. */
+    public synchronized int renewals() {
+        return renewals;
     }
 
     /** Renewals that failed in a row, since the last that worked. */

@@ -92,7 +92,8 @@ public final class TaskAssembly implements AutoCloseable {
         String instance = connectorTableName + "-t" + taskId + "-" + Long.toString(clock.getAsLong(), 36) + "-"
                 + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
 
-        Configuration hadoopConf = HadoopFileSystems.configuration(config.storage().hadoopConfDir());
+        Configuration hadoopConf = HadoopFileSystems.configuration(config.storage().hadoopConfDir(),
+                config.storage().umask());
         KerberosConfig kerberos = config.kerberos();
         TaskIdentity identity = kerberos.enabled()
                 ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
@@ -118,6 +119,7 @@ public final class TaskAssembly implements AutoCloseable {
             String warehouseUri = fs.makeQualified(new Path(storage.warehouseDir())).toString();
             Path connectorStaging = new Path(fs.makeQualified(new Path(storage.stagingDir())), connectorTableName);
             StagingArea staging = new StagingArea(fs, new Path(connectorStaging, "task-" + taskId));
+            staging.prepare(identity.describe());
 
             MetastoreConfig metastoreConfig = config.metastore();
             metastore = metastores.connect(new MetastoreSettings(metastoreConfig.uris(),

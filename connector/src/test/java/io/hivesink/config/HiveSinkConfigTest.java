@@ -39,6 +39,24 @@ class HiveSinkConfigTest {
     }
 
     @Test
+    void theUmaskIsThreeOctalDigitsAndReachesHadoopsConfiguration() {
+        assertEquals("", HiveSinkConfig.parse(minimal()).storage().umask());
+        Map<String, String> props = minimal();
+        props.put("fs.umask", "027");
+        String umask = HiveSinkConfig.parse(props).storage().umask();
+        assertEquals("027", umask);
+        org.apache.hadoop.conf.Configuration conf = io.hivesink.fs.HadoopFileSystems.configuration("", umask);
+        assertEquals((short) 0027, org.apache.hadoop.fs.permission.FsPermission.getUMask(conf).toShort());
+        assertEquals((short) 0022, org.apache.hadoop.fs.permission.FsPermission.getUMask(
+                io.hivesink.fs.HadoopFileSystems.configuration("", "")).toShort(), "Hadoop's default");
+        props.put("fs.umask", "u=rwx");
+        ConfigException bad = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(bad.getMessage().contains("fs.umask") && bad.getMessage().contains("027"), bad.getMessage());
+        props.put("fs.umask", "028");
+        assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+    }
+
+    @Test
     void everyKeyIsDocumentedWithAGroupAndSecretsArePasswords() {
         for (ConfigDef.ConfigKey key : HiveSinkConfig.CONFIG_DEF.configKeys().values()) {
             assertTrue(key.documentation != null && key.documentation.length() > 20, key.name);

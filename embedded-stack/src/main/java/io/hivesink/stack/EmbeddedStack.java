@@ -159,7 +159,7 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    static void awaitCommittedToEnd(Admin admin, String connectorName, Duration timeout, List<String> topics)
+    public static void awaitCommittedToEnd(Admin admin, String connectorName, Duration timeout, List<String> topics)
             throws Exception {
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         admin.describeTopics(topics).allTopicNames().get().forEach((topic, description) ->

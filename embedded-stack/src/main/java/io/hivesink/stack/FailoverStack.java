@@ -1,19 +1,14 @@
 package io.hivesink.stack;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -22,6 +17,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 
 import io.hivesink.stack.connect.ConnectRelease;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
+import io.hivesink.stack.connect.PluginArchive;
 import io.hivesink.stack.hive.HiveSql;
 import io.hivesink.stack.hive.MetastoreProcess;
 
@@ -53,7 +49,7 @@ public final class FailoverStack implements AutoCloseable {
     public static FailoverStack start(Path workDir) throws Exception {
         EmbeddedStack.deleteRecursively(workDir);
         Files.createDirectories(workDir);
-        Path pluginPath = unpackPlugin(workDir.resolve("plugins"));
+        Path pluginPath = PluginArchive.unpack(workDir.resolve("plugins"));
         MiniDFSCluster dfs = new MiniDFSCluster.Builder(new Configuration(), workDir.resolve("hdfs").toFile())
                 .numDataNodes(1).build();
         dfs.waitActive();
@@ -68,31 +64,6 @@ public final class FailoverStack implements AutoCloseable {
         CompletableFuture<HiveSql> hive = CompletableFuture.supplyAsync(
                 () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri)));
         return new FailoverStack(workDir, dfs, kafka, metastore, hive, pluginPath);
-    }
-
-    /** Unzips the plugin archive built by {@code connector/} the way a user installs it. */
-    private static Path unpackPlugin(Path pluginPath) throws IOException {
-        Path zip;
-        Path target = Path.of(System.getProperty("user.dir")).resolve("../connector/target").normalize();
-        try (Stream<Path> files = Files.list(target)) {
-            zip = files.filter(p -> p.getFileName().toString().matches("hive-sink-.*\\.zip")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("No plugin zip in " + target
-                            + ": run ./mvnw -DskipTests install first"));
-        }
-        try (ZipFile archive = new ZipFile(zip.toFile())) {
-            for (ZipEntry entry : archive.stream().toList()) {
-                Path out = pluginPath.resolve(entry.getName()).normalize();
-                if (entry.isDirectory()) {
-                    Files.createDirectories(out);
-                } else {
-                    Files.createDirectories(out.getParent());
-                    try (InputStream in = archive.getInputStream(entry)) {
-                        Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
-                    }
-                }
-            }
-        }
-        return pluginPath;
     }
 
     /**

@@ -13,6 +13,7 @@ import org.apache.hadoop.hive.metastore.HiveMetaStoreClient;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
 import org.apache.hadoop.hive.metastore.security.HadoopThriftAuthBridge;
+import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Arguments ({@code key=value}): {@code workDir} (Derby database, logs), {@code port}, {@code defaultFs} (e.g.
  * {@code hdfs://localhost:8020}), {@code warehouseDir}, {@code externalWarehouseDir} (two different trees, full
- * URIs or paths on {@code defaultFs}). Optional {@code readyTimeoutSeconds} (default 120).
+ * URIs or paths on {@code defaultFs}). Optional {@code readyTimeoutSeconds} (default 120), {@code krb5Conf} (the
+ * Kerberos configuration file, for a metastore with SASL on: {@code conf.metastore.sasl.enabled=true} and its
+ * principal and keytab) and {@code conf.<key>=<value>} for any other setting.
  *
  * <p>Stdout protocol (see {@link ChildIo}): {@code READY\tthrift://localhost:PORT} once a client call succeeded, or
  * {@code FAILED\tmessage} and exit status 1. Exits when stdin reaches end of input. Logs go to
@@ -37,6 +40,10 @@ public final class MetastoreMain {
             Map<String, String> a = ChildIo.parseArgs(args, "workDir", "port", "defaultFs", "warehouseDir",
                     "externalWarehouseDir");
             Path workDir = Path.of(a.get("workDir")).toAbsolutePath();
+            if (a.containsKey("krb5Conf")) {
+                // read once, when Kerberos is first used: before anything of Hadoop's security is touched
+                System.setProperty("java.security.krb5.conf", a.get("krb5Conf"));
+            }
             ChildIo.setUp(workDir, "metastore");
             run(workDir, a);
         } catch (Throwable t) {
@@ -75,6 +82,11 @@ public final class MetastoreMain {
             }
         }
 
+        boolean sasl = MetastoreConf.getBoolVar(conf, ConfVars.USE_THRIFT_SASL);
+        if (sasl) {
+            // Kerberos mode is JVM-wide in Hadoop; the server logs its principal in from the keytab when it starts
+            UserGroupInformation.setConfiguration(conf);
+        }
         ChildIo.requireFreePort(port);
 
         AtomicBoolean serving = new AtomicBoolean();
@@ -95,6 +107,12 @@ public final class MetastoreMain {
         Configuration clientConf = MetastoreConf.newMetastoreConf();
         MetastoreConf.setVar(clientConf, ConfVars.THRIFT_URIS, uri);
         MetastoreConf.setLongVar(clientConf, ConfVars.THRIFT_CONNECTION_RETRIES, 1);
+        if (sasl) {
+            // the probe talks SASL as the server's own principal, logged in by then
+            MetastoreConf.setBoolVar(clientConf, ConfVars.USE_THRIFT_SASL, true);
+            MetastoreConf.setVar(clientConf, ConfVars.KERBEROS_PRINCIPAL,
+                    MetastoreConf.getVar(conf, ConfVars.KERBEROS_PRINCIPAL));
+        }
         long deadline = System.currentTimeMillis() + readyTimeoutMs;
         Exception last = null;
         while (true) {

@@ -52,7 +52,7 @@ public final class RigStack implements AutoCloseable {
             ThriftMetastore metastore = ThriftMetastore.connect(new MetastoreSettings(
                     List.of(metastoreProcess.uri()), false, "", ""));
             // as the connector configures its client
-            FileSystem fs = HadoopFileSystems.open(dfs.getURI().toString(), HadoopFileSystems.configuration(""));
+            FileSystem fs = HadoopFileSystems.open(dfs.getURI().toString(), HadoopFileSystems.configuration("", ""));
             return new RigStack(dfs, metastoreProcess, metastore, fs, Executors.newFixedThreadPool(2));
         } catch (Exception | Error e) {
             if (metastoreProcess != null) {

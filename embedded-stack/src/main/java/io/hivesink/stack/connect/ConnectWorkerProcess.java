@@ -47,6 +47,17 @@ public final class ConnectWorkerProcess implements AutoCloseable {
     public static ConnectWorkerProcess start(ConnectRelease release, String name, Path workDir,
             String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
             Map<String, String> environment) throws IOException {
+        return start(release, name, workDir, bootstrapServers, groupId, pluginPath, extraProps, environment, List.of(),
+                "INFO");
+    }
+
+    /**
+     * As above, with extra JVM options (e.g. {@code -Djava.security.krb5.conf=...}) and a log level: {@code INFO}
+     * logs hive-sink and the sink task at INFO and the rest at WARN; any other level logs everything at that level.
+     */
+    public static ConnectWorkerProcess start(ConnectRelease release, String name, Path workDir,
+            String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
+            Map<String, String> environment, List<String> jvmOptions, String logLevel) throws IOException {
         Files.createDirectories(workDir);
         int port = freePort();
         Map<String, String> props = new LinkedHashMap<>();
@@ -75,12 +86,13 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         props.forEach((k, v) -> text.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         Files.writeString(propsFile, text, StandardCharsets.UTF_8);
         Path log4j = workDir.resolve("log4j2.xml");
-        Files.writeString(log4j, log4jConfig(workDir.resolve("worker.log")), StandardCharsets.UTF_8);
+        Files.writeString(log4j, log4jConfig(workDir.resolve("worker.log"), logLevel), StandardCharsets.UTF_8);
 
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx768m");
         command.add("-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(ChildClasspath.connectWorker(release.module()).classpath());
         command.add("org.apache.kafka.connect.cli.ConnectDistributed");
@@ -165,6 +177,16 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         }
     }
 
+    /** Every line of the worker's log so far. */
+    public List<String> logLines() {
+        Path path = workDir.resolve("worker.log");
+        try {
+            return Files.exists(path) ? Files.readAllLines(path, StandardCharsets.UTF_8) : List.of();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The last lines of the worker's log, for failure messages. */
     public String logTail() {
         StringBuilder tail = new StringBuilder();
@@ -183,7 +205,19 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         return tail.toString();
     }
 
-    private static String log4jConfig(Path logFile) {
+    private static String log4jConfig(Path logFile, String level) {
+        String loggers = level.equals("INFO")
+                ? """
+                    <Logger name="io.hivesink" level="INFO"/>
+                    <Logger name="org.apache.kafka" level="WARN"/>
+                    <Logger name="org.apache.kafka.connect.runtime.WorkerSinkTask" level="INFO"/>
+                    <Logger name="org.apache.hadoop" level="WARN"/>
+                    <Logger name="org.eclipse.jetty" level="WARN"/>
+                    <Root level="INFO"><AppenderRef ref="file"/></Root>
+                """
+                : """
+                    <Root level="%s"><AppenderRef ref="file"/></Root>
+                """.formatted(level);
         return """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <Configuration status="WARN">
@@ -193,15 +227,9 @@ public final class ConnectWorkerProcess implements AutoCloseable {
                     </File>
                   </Appenders>
                   <Loggers>
-                    <Logger name="io.hivesink" level="INFO"/>
-                    <Logger name="org.apache.kafka" level="WARN"/>
-                    <Logger name="org.apache.kafka.connect.runtime.WorkerSinkTask" level="INFO"/>
-                    <Logger name="org.apache.hadoop" level="WARN"/>
-                    <Logger name="org.eclipse.jetty" level="WARN"/>
-                    <Root level="INFO"><AppenderRef ref="file"/></Root>
-                  </Loggers>
+                %s  </Loggers>
                 </Configuration>
-                """.formatted(logFile.toAbsolutePath());
+                """.formatted(logFile.toAbsolutePath(), loggers);
     }
 
     private static int freePort() throws IOException {

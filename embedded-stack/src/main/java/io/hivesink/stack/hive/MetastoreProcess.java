@@ -40,6 +40,12 @@ public final class MetastoreProcess implements AutoCloseable {
      */
     public static final String FULL_SCHEMA = "hivesink.fullSchema";
 
+    /**
+     * Put this key in the extra settings, with the path of a {@code krb5.conf}, for a metastore that talks SASL
+     * (4.0.1 only): the child reads it before Hadoop's security starts.
+     */
+    public static final String KRB5_CONF = "hivesink.krb5Conf";
+
     private final MetastoreRelease release;
     private final HiveChildJvm jvm;
     private final String uri;
@@ -119,6 +125,8 @@ public final class MetastoreProcess implements AutoCloseable {
         extraConf.forEach((k, v) -> {
             if (k.equals(FULL_SCHEMA)) {
                 args.add("schemaScript=" + schemaScript(MetastoreRelease.HIVE_4_0));
+            } else if (k.equals(KRB5_CONF)) {
+                args.add("krb5Conf=" + v);
             } else {
                 args.add("conf." + k + "=" + v);
             }
@@ -157,7 +165,7 @@ public final class MetastoreProcess implements AutoCloseable {
         site.put("metastore.expression.proxy", "org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy");
         site.put("metastore.task.threads.always", "org.apache.hadoop.hive.metastore.events.EventCleanerTask");
         extraConf.forEach((k, v) -> {
-            if (!k.equals(FULL_SCHEMA)) {
+            if (!k.startsWith("hivesink.")) {
                 site.put(k, v);
             }
         });
