@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.hivesink.config.InputConfig;
+
 /**
  * Reads writer schemas from a Confluent-compatible schema registry by id, over its documented REST API
  * ({@code GET /schemas/ids/{id}}), and keeps them: a schema id never changes meaning, so each is fetched once. Works
@@ -59,6 +61,15 @@ public final class SchemaRegistryClient {
             }
             urls = urls.stream().map(u -> u.endsWith("/") ? u.substring(0, u.length() - 1) : u).toList();
             attempts = Math.max(1, attempts);
+        }
+
+        /** Without the secrets, so that a log line or a debugger shows no password. */
+        @Override
+        public String toString() {
+            return "Settings[urls=" + urls + ", basicAuth=" + (basicAuth == null || basicAuth.isEmpty() ? "none"
+                    : "[hidden]") + ", truststorePath=" + truststorePath + ", truststorePassword=[hidden], "
+                    + "requestTimeout=" + requestTimeout + ", attempts=" + attempts + ", firstBackoff=" + firstBackoff
+                    + ", maxBackoff=" + maxBackoff + "]";
         }
     }
 
@@ -117,7 +128,9 @@ public final class SchemaRegistryClient {
                     if (status == 401 || status == 403) {
                         throw new ConnectException("The schema registry at " + url + " refused the request for "
                                 + "schema " + id + " (HTTP " + status + ": " + errorMessage(response.body()) + "). "
-                                + "Check the registry credentials in the connector config.");
+                                + "Check " + InputConfig.SCHEMA_REGISTRY_BASIC_AUTH + " (user:password; "
+                                + (authorization == null ? "not set"
+                                        : "set, value not shown") + ") and that this user may read schemas.");
                     }
                     failures.add(endpoint + ": HTTP " + status + " " + errorMessage(response.body()));
                 } catch (IOException e) {

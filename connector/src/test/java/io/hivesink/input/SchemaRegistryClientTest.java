@@ -1,6 +1,7 @@
 package io.hivesink.input;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,6 +88,15 @@ class SchemaRegistryClientTest {
     }
 
     @Test
+    void itsSettingsPrintNoSecret() {
+        String text = new SchemaRegistryClient.Settings(List.of("https://registry:8081"), "reader:s3cret-auth",
+                "/etc/ts.p12", "s3cret-store", Duration.ofSeconds(2), 3, Duration.ofMillis(10), Duration.ofMillis(40))
+                .toString();
+        assertTrue(text.contains("https://registry:8081") && text.contains("/etc/ts.p12"), text);
+        assertFalse(text.contains("s3cret"), text);
+    }
+
+    @Test
     void fetchesASchemaOnceAndKeepsIt() throws Exception {
         SchemaRegistryClient client = client(List.of(registry()), null, 3);
         Schema schema = client.schemaById(7);
@@ -145,7 +155,8 @@ class SchemaRegistryClientTest {
         assertEquals(requiredAuthorization, authorizations.get(0));
         ConnectException refused = assertThrows(ConnectException.class,
                 () -> client(List.of(url), "user:wrong", 3).schemaById(7));
-        assertTrue(refused.getMessage().contains("HTTP 401") && refused.getMessage().contains("credentials"),
-                refused.getMessage());
+        String message = refused.getMessage();
+        assertTrue(message.contains("HTTP 401") && message.contains("schema.registry.basic.auth.user.info"), message);
+        assertFalse(message.contains("wrong"), "the value given is not shown: " + message);
     }
 }

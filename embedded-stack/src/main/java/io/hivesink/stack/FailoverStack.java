@@ -78,10 +78,16 @@ public final class FailoverStack implements AutoCloseable {
     /** As above, a worker of the given release. */
     public ConnectWorkerProcess startWorker(ConnectRelease release, String cluster, Map<String, String> extraProps,
             Map<String, String> environment) throws IOException {
+        return startWorker(release, cluster, extraProps, environment, "INFO");
+    }
+
+    /** As above, logging at {@code logLevel} (see {@link ConnectWorkerProcess#start}). */
+    public ConnectWorkerProcess startWorker(ConnectRelease release, String cluster, Map<String, String> extraProps,
+            Map<String, String> environment, String logLevel) throws IOException {
         workersStarted++;
         String name = "worker-" + workersStarted + "-" + cluster;
         return ConnectWorkerProcess.start(release, name, workDir.resolve(name), kafka.bootstrapServers(),
-                "hive-sink-" + cluster, pluginPath, extraProps, environment);
+                "hive-sink-" + cluster, pluginPath, extraProps, environment, List.of(), logLevel);
     }
 
     public EmbeddedKafkaCluster kafka() {

@@ -11,6 +11,8 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.hivesink.stack.EmbeddedStack;
+
 /** The few Connect REST calls the tests make, with the retries a forming cluster needs. */
 public final class ConnectRest {
 
@@ -94,6 +96,30 @@ public final class ConnectRest {
             throw new IOException("GET status of " + name + ": " + response.statusCode() + " " + response.body());
         }
         return JSON.readTree(response.body());
+    }
+
+    /** The body of {@code GET <base>/<path>}, whatever its status, as a user's curl shows it. */
+    public String get(String path) throws IOException {
+        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).GET()).body();
+    }
+
+    /** Waits for a task of the connector to fail and returns its trace. */
+    public String awaitFailedTaskTrace(String connector, Duration timeout) throws InterruptedException {
+        String[] trace = new String[1];
+        EmbeddedStack.await("a task of " + connector + " to fail", timeout, () -> {
+            JsonNode status = EmbeddedStack.unchecked(() -> status(connector));
+            if (status == null) {
+                return false;
+            }
+            for (JsonNode task : status.path("tasks")) {
+                if ("FAILED".equals(task.path("state").asText())) {
+                    trace[0] = task.path("trace").asText();
+                    return true;
+                }
+            }
+            return false;
+        });
+        return trace[0];
     }
 
     public void restartTask(String name, int task) throws IOException {

@@ -177,14 +177,20 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         }
     }
 
-    /** Every line of the worker's log so far. */
+    /** Every line the worker logged or printed so far: its log, then its console. */
     public List<String> logLines() {
-        Path path = workDir.resolve("worker.log");
-        try {
-            return Files.exists(path) ? Files.readAllLines(path, StandardCharsets.UTF_8) : List.of();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        List<String> lines = new ArrayList<>();
+        for (String file : List.of("worker.log", "console.log")) {
+            Path path = workDir.resolve(file);
+            try {
+                if (Files.exists(path)) {
+                    lines.addAll(Files.readAllLines(path, StandardCharsets.UTF_8));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
+        return lines;
     }
 
     /** The last lines of the worker's log, for failure messages. */

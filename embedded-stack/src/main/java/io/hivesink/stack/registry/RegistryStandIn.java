@@ -67,6 +67,7 @@ public final class RegistryStandIn implements AutoCloseable {
     private final Map<String, List<Integer>> versionsBySubject = new LinkedHashMap<>();
     private final List<String> requests = new ArrayList<>();
     private volatile boolean down;
+    private volatile String requiredAuthorization;
     private HttpServer server;
     private ExecutorService executor;
 
@@ -103,6 +104,15 @@ public final class RegistryStandIn implements AutoCloseable {
      */
     public int register(String subject, String schemaJson) {
         return registerAvro(subject, schemaJson);
+    }
+
+    /**
+     * From now on, answers 401 to every request that does not carry HTTP basic authentication with {@code userInfo}
+     * ({@code user:password}), as a registry with authentication on does.
+     */
+    public void requireBasicAuth(String userInfo) {
+        requiredAuthorization = "Basic " + java.util.Base64.getEncoder()
+                .encodeToString(userInfo.getBytes(StandardCharsets.UTF_8));
     }
 
     /** While down, every request is answered 503 (the registry is unavailable); nothing is forgotten. */
@@ -169,8 +179,15 @@ public final class RegistryStandIn implements AutoCloseable {
             }
             Reply reply;
             try {
-                reply = down ? error(503, 50301, "The schema registry stand-in is down (setDown(true))")
-                        : route(method, path, body);
+                String required = requiredAuthorization;
+                if (down) {
+                    reply = error(503, 50301, "The schema registry stand-in is down (setDown(true))");
+                } else if (required != null
+                        && !required.equals(exchange.getRequestHeaders().getFirst("Authorization"))) {
+                    reply = error(401, 401, "Unauthorized");
+                } else {
+                    reply = route(method, path, body);
+                }
             } catch (RuntimeException e) {
                 reply = error(500, 50001, "Error in the schema registry stand-in: " + e);
             }

@@ -27,10 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import io.hivesink.metastore.ThriftMetastore;
-import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
 import io.hivesink.stack.hive.MetastoreTableReader;
@@ -148,7 +145,7 @@ class KerberosIT {
         config.put("name", connector);
         config.put("tasks.max", "1");
         worker.rest().putConnector(connector, config);
-        String trace = awaitFailedTask(connector, Duration.ofMinutes(2));
+        String trace = worker.rest().awaitFailedTaskTrace(connector, Duration.ofMinutes(2));
         assertTrue(trace.contains(stack.principal("bob")), "names the principal: " + trace);
         assertTrue(trace.contains(warehouses.get("alice")), "names the path: " + trace);
         // alice's connector runs on, and nothing of bob's is in her directory
@@ -201,23 +198,5 @@ class KerberosIT {
             count++;
         }
         assertTrue(count > 0, "files under " + dir);
-    }
-
-    private String awaitFailedTask(String connector, Duration timeout) throws Exception {
-        String[] trace = new String[1];
-        EmbeddedStack.await("a failed task of " + connector, timeout, () -> {
-            JsonNode status = EmbeddedStack.unchecked(() -> worker.rest().status(connector));
-            if (status == null) {
-                return false;
-            }
-            for (JsonNode task : status.path("tasks")) {
-                if ("FAILED".equals(task.path("state").asText())) {
-                    trace[0] = task.path("trace").asText();
-                    return true;
-                }
-            }
-            return false;
-        });
-        return trace[0];
     }
 }
