@@ -76,7 +76,8 @@ final class ThriftConnection implements AutoCloseable {
             } catch (TTransportException e) {
                 socket.close();
                 throw new SaslHandshakeException("SASL (Kerberos) handshake with the metastore at " + uri + " as "
-                        + settings.identity().describe() + " failed: " + ThriftCalls.rootMessage(e) + ". Check "
+                        + settings.identity().describe() + " to the service principal " + serverPrincipal(uri, settings)
+                        + " failed: " + ThriftCalls.rootMessage(e) + ". Check "
                         + "hive.metastore.kerberos.principal (the metastore's metastore.kerberos.principal), that the "
                         + "metastore has metastore.sasl.enabled=true, that the task logged in "
                         + "(hadoop.kerberos.principal, hadoop.kerberos.keytab), and the worker's krb5.conf "
@@ -95,9 +96,14 @@ final class ThriftConnection implements AutoCloseable {
     }
 
     /** The GSSAPI transport Hive's client opens: service and host from the metastore's principal. */
+    /** hive.metastore.kerberos.principal with {@code _HOST} the host of the URI, as the metastore's keytab has it. */
+    private static String serverPrincipal(URI uri, MetastoreSettings settings) {
+        return settings.saslPrincipal().replace("_HOST", uri.getHost().toLowerCase(Locale.ROOT));
+    }
+
     private static TTransport saslTransport(URI uri, MetastoreSettings settings, TSocket socket)
             throws TTransportException {
-        String principal = settings.saslPrincipal().replace("_HOST", uri.getHost().toLowerCase(Locale.ROOT));
+        String principal = serverPrincipal(uri, settings);
         String[] parts = principal.split("[/@]", -1);
         if (parts.length != 3) {
             throw new TTransportException("The metastore principal " + principal + " is not service/host@REALM");

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * connectors with different principals in one worker never write as each other (the failure of sinks that call
  * {@code loginUserFromKeytab}). Every FileSystem and metastore call runs inside it ({@link #call}), on the task
  * thread and on every thread of the task's pool ({@link #wrap}). Its ticket is renewed from the keytab before it
- * expires ({@link #renewIfDue}, called as records arrive): Hadoop renews only its own login user.
+ * expires ({@link #renewIfDue}, called whenever Connect calls the task): Hadoop renews only its own login user.
  */
 public final class TaskIdentity {
 
@@ -171,7 +171,7 @@ public final class TaskIdentity {
         } catch (IOException e) {
             renewalFailures++;
             log.warn("Renewing the Kerberos ticket of {} from its keytab failed ({} time(s) in a row): {}. It is "
-                    + "tried again as records arrive; HDFS and metastore calls fail once the ticket has expired.",
+                    + "tried again at the task's next call; HDFS and metastore calls fail once the ticket has expired.",
                     name, renewalFailures, e.getMessage());
         }
     }

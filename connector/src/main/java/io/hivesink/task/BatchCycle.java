@@ -36,7 +36,7 @@ public final class BatchCycle {
     /** Null when the connector has no errant-record reporter: a bad record then fails the task. */
     private final RejectedRecords rejectedRecords;
     private final LongSupplier clock;
-    /** Who the task is to HDFS and the metastore: every step runs as this identity. */
+    /** Who the task is to HDFS and the metastore: every step renews its ticket if due, then runs as it. */
     private final TaskIdentity identity;
     /** A closed batch whose commit failed with a retriable error; committed before anything else happens. */
     private Batch pending;
@@ -60,6 +60,7 @@ public final class BatchCycle {
      * @return where to resume each partition that has committed offsets: the metastore's word, not Kafka's
      */
     public Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
+        identity.renewIfDue();
         return identity.call(() -> claimAsTask(partitions));
     }
 
@@ -134,6 +135,7 @@ public final class BatchCycle {
      */
     public Map<TopicPartition, OffsetAndMetadata> offsetsToCommit(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        identity.renewIfDue();
         return identity.call(() -> offsetsToCommitAsTask(currentOffsets));
     }
 
@@ -165,6 +167,7 @@ public final class BatchCycle {
      *     one: to be re-read from there
      */
     public Map<TopicPartition, Long> close(Collection<TopicPartition> partitions) {
+        identity.renewIfDue();
         return identity.call(() -> closeAsTask(partitions));
     }
 

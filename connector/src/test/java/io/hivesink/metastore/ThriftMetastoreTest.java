@@ -167,7 +167,8 @@ class ThriftMetastoreTest {
                     "hive/_HOST@EXAMPLE.COM", "auth", io.hivesink.security.TaskIdentity.WORKER);
             MetastoreException e = assertThrows(MetastoreException.class, () -> ThriftMetastore.connect(sasl));
             assertTrue(e.getMessage().startsWith("SASL (Kerberos) handshake with the metastore at " + plain.uri()
-                    + " as the worker's user failed"), e.getMessage());
+                    + " as the worker's user to the service principal hive/"), e.getMessage());
+            assertTrue(e.getMessage().contains("@EXAMPLE.COM failed: "), e.getMessage());
             assertTrue(e.getMessage().contains("metastore.sasl.enabled=true")
                     && e.getMessage().contains("hadoop.kerberos.principal"), e.getMessage());
             assertEquals(0, plain.counter("set_ugi").get(), "no user is announced over SASL");

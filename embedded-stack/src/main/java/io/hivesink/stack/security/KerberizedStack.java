@@ -162,7 +162,12 @@ public final class KerberizedStack implements AutoCloseable {
     }
 
     public String principal(String user) {
-        return user + "@" + kdc.getRealm();
+        return user + "@" + realm();
+    }
+
+    /** The KDC's realm, the default one in its {@code krb5.conf}. */
+    public String realm() {
+        return kdc.getRealm();
     }
 
     /** {@code /warehouse/<user>}, owned by {@code user} and closed to everyone else (0700). */

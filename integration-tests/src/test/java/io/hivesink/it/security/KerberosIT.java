@@ -155,6 +155,31 @@ class KerberosIT {
         assertOwnedBy(warehouses.get("alice"), "alice");
     }
 
+    @Test
+    @Order(3)
+    void aWrongMetastorePrincipalOrAMissingKeytabFailsSayingWhatToCheck() throws Exception {
+        Map<String, String> wrongServer = connectorConfig("bob", "bob", "bob_db");
+        wrongServer.put("name", "bob-wrong-metastore");
+        wrongServer.put("tasks.max", "1");
+        wrongServer.put("hive.metastore.kerberos.principal", "metastore/_HOST@" + stack.realm());
+        worker.rest().putConnector("bob-wrong-metastore", wrongServer);
+        String trace = worker.rest().awaitFailedTaskTrace("bob-wrong-metastore", Duration.ofMinutes(2));
+        assertTrue(trace.contains("SASL (Kerberos) handshake with the metastore") && trace.contains("as "
+                + stack.principal("bob")) && trace.contains("to the service principal metastore/localhost@")
+                && trace.contains("hive.metastore.kerberos.principal"), trace);
+        System.out.println("KerberosIT: a wrong metastore principal fails with: " + trace.lines()
+                .filter(l -> l.contains("SASL")).findFirst().orElse(trace));
+
+        Map<String, String> noKeytab = connectorConfig("bob", "bob", "bob_db");
+        noKeytab.put("name", "bob-no-keytab");
+        noKeytab.put("tasks.max", "1");
+        noKeytab.put("hadoop.kerberos.keytab", "/nonexistent/bob.keytab");
+        worker.rest().putConnector("bob-no-keytab", noKeytab);
+        trace = worker.rest().awaitFailedTaskTrace("bob-no-keytab", Duration.ofMinutes(2));
+        assertTrue(trace.contains("The keytab /nonexistent/bob.keytab (hadoop.kerberos.keytab) is not a readable "
+                + "file on this worker"), trace);
+    }
+
     private void produce(String user, int count) throws Exception {
         long from = produced.getOrDefault(user, 0L);
         SampleData.produce(producer, topic(user), EVENT, from, from + count,
