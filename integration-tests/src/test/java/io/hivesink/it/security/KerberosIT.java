@@ -12,9 +12,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocatedFileStatus;
-import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -209,19 +208,32 @@ class KerberosIT {
         assertEquals(Map.of(topic(user), expected), ledger, user + ": the ledger counts what landed");
     }
 
-    /** Every file under {@code dir} belongs to {@code user}, with the permission its connector's umask gives. */
+    /**
+     * Every file and directory under {@code dir} belongs to {@code user}, the directories the metastore made for the
+     * connector included, and every file has the mode its connector's umask gives.
+     */
     private void assertOwnedBy(String dir, String user) throws Exception {
-        short mode = user.equals("alice") ? (short) 0640 : (short) 0644;
-        FileSystem fs = stack.fileSystem();
-        RemoteIterator<LocatedFileStatus> files = fs.listFiles(new org.apache.hadoop.fs.Path(dir), true);
-        int count = 0;
-        while (files.hasNext()) {
-            LocatedFileStatus file = files.next();
-            assertEquals(user, file.getOwner(), "owner of " + file.getPath());
-            assertEquals(mode, file.getPermission().toShort(), "permission of " + file.getPath() + ": "
-                    + file.getPermission());
-            count++;
+        short fileMode = user.equals("alice") ? (short) 0640 : (short) 0644;
+        List<FileStatus> entries = new ArrayList<>();
+        walk(stack.fileSystem(), new org.apache.hadoop.fs.Path(dir), entries);
+        long files = 0;
+        for (FileStatus entry : entries) {
+            assertEquals(user, entry.getOwner(), "owner of " + entry.getPath());
+            if (entry.isFile()) {
+                files++;
+                assertEquals(fileMode, entry.getPermission().toShort(), "mode of " + entry.getPath() + ": "
+                        + entry.getPermission());
+            }
         }
-        assertTrue(count > 0, "files under " + dir);
+        assertTrue(files > 0, "files under " + dir);
+    }
+
+    private static void walk(FileSystem fs, org.apache.hadoop.fs.Path dir, List<FileStatus> into) throws Exception {
+        for (FileStatus entry : fs.listStatus(dir)) {
+            into.add(entry);
+            if (entry.isDirectory()) {
+                walk(fs, entry.getPath(), into);
+            }
+        }
     }
 }
