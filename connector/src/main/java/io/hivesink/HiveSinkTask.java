@@ -74,10 +74,7 @@ public class HiveSinkTask extends SinkTask {
         if (cycle == null) {
             return;
         }
-        Map<TopicPartition, Long> rewind = cycle.close(partitions);
-        if (!rewind.isEmpty()) {
-            context.offset(rewind);
-        }
+        cycle.close(partitions);
     }
 
     @Override

@@ -135,6 +135,54 @@ class HiveSinkTaskTest {
         assertEquals(List.of(), landedIds());
     }
 
+    @Test
+    void aHeldBatchWhosePartitionIsAssignedAgainIsDroppedAndEveryRecordLandsOnce() throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context);
+        task.open(List.of(P0));
+        metastore.failNextConditionalWrite = true; // the batch's intent is not made durable
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        // a rebalance before Connect delivers again: the partition closes and comes back to the same task
+        task.close(List.of(P0));
+        task.open(List.of(P0));
+        task.put(records(P0, 0, 4)); // nothing was committed: the consumer starts over
+        assertEquals(Map.of(P0, new OffsetAndMetadata(4)), task.preCommit(Map.of(P0, new OffsetAndMetadata(4))));
+        assertEquals(List.of(0L, 1L, 2L, 3L), landedIds(), "once each");
+    }
+
+    @Test
+    void aHeldBatchWithADurableIntentIsRolledForwardWhenItsPartitionIsAssignedAgain() throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context);
+        task.open(List.of(P0));
+        metastore.failNextAddPartitions = true; // the intent is durable, the batch is not marked yet
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        task.close(List.of(P0));
+        task.open(List.of(P0));
+        assertEquals(Map.of(P0, 2L), context.rewinds.get(context.rewinds.size() - 1),
+                "the claim finished the batch and resumes after it");
+        task.put(records(P0, 2, 4));
+        assertEquals(Map.of(P0, new OffsetAndMetadata(4)), task.preCommit(Map.of(P0, new OffsetAndMetadata(4))));
+        assertEquals(List.of(0L, 1L, 2L, 3L), landedIds(), "once each");
+    }
+
+    @Test
+    void aHeldBatchWhosePartitionMovesToAnotherTaskIsDroppedAndTheTaskRunsOn() throws IOException {
+        HiveSinkTask first = start(0, new RecordingContext());
+        first.open(List.of(P0, P1));
+        metastore.failNextConditionalWrite = true;
+        assertThrows(RetriableException.class, () -> first.put(records(P0, 0, 2)));
+        first.close(List.of(P0)); // P0 moves to task 1; P1 stays
+        HiveSinkTask second = start(1, new RecordingContext());
+        second.open(List.of(P0));
+        second.put(records(P0, 0, 2));
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), second.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
+
+        first.put(records(P1, 0, 2)); // not fenced: the held batch of P0 is gone
+        assertEquals(Map.of(P1, new OffsetAndMetadata(2)), first.preCommit(Map.of(P1, new OffsetAndMetadata(2))));
+        assertEquals(List.of(0L, 0L, 1L, 1L), landedIds(), "P0's and P1's records, each once");
+    }
+
     /** The ids in every data file of the table, read with Avro's own reader. */
     private List<Long> landedIds() throws IOException {
         Path table = dir.resolve("warehouse").resolve("sink.db").resolve("events");

@@ -161,7 +161,7 @@ public final class BatchBuffer {
         List<EncodedChunk> encoded = chunks.awaitAll();
         try {
             Batch batch = BatchAssembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), encoded,
-                    offsets.nextOffsets(), chunks.encodedBytes());
+                    offsets.fromOffsets(), offsets.nextOffsets(), chunks.encodedBytes());
             batchSequence++;
             return batch;
         } finally {
@@ -170,17 +170,21 @@ public final class BatchBuffer {
     }
 
     /**
-     * Drops the open batch. Its partitions are forgotten, so records re-read from their last committed offset are
-     * accepted again.
+     * Drops the open batch. Its partitions expect again the offsets their stretches started from, so the records
+     * re-read from there are taken again.
      *
-     * @return per partition that had records in the dropped batch, the offset of its first dropped record
+     * @return per partition that had records in the dropped batch, the offset to re-read it from
      */
     public Map<TopicPartition, Long> discard() {
-        Map<TopicPartition, Long> dropped = offsets.firstOffsets();
+        Map<TopicPartition, Long> dropped = offsets.dropBatch();
         chunks.awaitAll();
         reset();
-        forget(dropped.keySet());
         return dropped;
+    }
+
+    /** The partitions are read again from these (committed) offsets: see {@link PartitionOffsets#resumeAt}. */
+    public void resumeAt(Map<TopicPartition, Long> committed) {
+        offsets.resumeAt(committed);
     }
 
     /** Forgets where the given partitions stood (they were revoked or rewound). */

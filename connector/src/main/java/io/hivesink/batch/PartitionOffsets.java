@@ -10,8 +10,10 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * Where each Kafka partition stands: the next offset expected, so that a record delivered again after a retriable
- * failure (an offset already buffered or committed) is skipped and lands once, and the first offset the open batch
- * holds.
+ * failure (an offset already buffered or committed) is skipped and lands once; the first offset the open batch
+ * holds; and where the open batch's stretch of the partition starts (the previous batch's end, or where the partition
+ * resumed), which the commit checks against the offset committed before it, so that batches follow each other
+ * without overlap or gap whatever offsets Kafka skips.
  */
 final class PartitionOffsets {
 
@@ -28,10 +30,11 @@ final class PartitionOffsets {
     void take(SinkRecord record) {
         Progress partition = progressOf(record);
         long offset = record.kafkaOffset();
-        partition.next = offset + 1;
         if (partition.batchFirst < 0) {
             partition.batchFirst = offset;
+            partition.batchFrom = partition.next >= 0 ? partition.next : offset;
         }
+        partition.next = offset + 1;
     }
 
     private Progress progressOf(SinkRecord record) {
@@ -50,9 +53,12 @@ final class PartitionOffsets {
         return inBatch(partition -> partition.next);
     }
 
-    /** Per partition with records in the open batch, the offset of its first one. */
-    Map<TopicPartition, Long> firstOffsets() {
-        return inBatch(partition -> partition.batchFirst);
+    /**
+     * Per partition with records in the open batch, where its stretch starts: the end of the batch before, or where
+     * the partition resumed, or (neither known) its first record's offset.
+     */
+    Map<TopicPartition, Long> fromOffsets() {
+        return inBatch(partition -> partition.batchFrom);
     }
 
     private Map<TopicPartition, Long> inBatch(ToLongFunction<Progress> offset) {
@@ -72,6 +78,31 @@ final class PartitionOffsets {
         }
     }
 
+    /**
+     * Drops the open batch's records: each of its partitions expects again the offset its stretch started from.
+     *
+     * @return those offsets, to re-read the partitions from
+     */
+    Map<TopicPartition, Long> dropBatch() {
+        Map<TopicPartition, Long> from = fromOffsets();
+        for (Progress partition : progress.values()) {
+            if (partition.batchFirst >= 0) {
+                partition.next = partition.batchFrom;
+            }
+        }
+        endBatch();
+        return from;
+    }
+
+    /**
+     * The partitions are read again from these offsets (committed in the metastore): what lies below is skipped,
+     * and the next batch's stretch starts there.
+     */
+    void resumeAt(Map<TopicPartition, Long> offsets) {
+        offsets.forEach((tp, offset) -> progress.computeIfAbsent(tp, Progress::new).next = offset);
+        last = null;
+    }
+
     /** Forgets where the given partitions stood (they were revoked or rewound): any offset is taken again. */
     void forget(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
@@ -84,6 +115,7 @@ final class PartitionOffsets {
         final TopicPartition tp;
         long next = -1;
         long batchFirst = -1;
+        long batchFrom = -1;
 
         Progress(TopicPartition tp) {
             this.tp = tp;

@@ -33,8 +33,9 @@ import io.hivesink.table.PartitionValues;
  * <ol>
  * <li>stage: every file of the batch, and its ledger rows, are written to the task's staging directory and synced;
  * <li>intent: a manifest of the batch (files, partitions, end offsets) is synced next to them, and the task's
- * state table records it, by a compare-and-set that fails if the task was fenced. From here on the batch will be
- * committed, by this task or by whoever finds the intent;
+ * state table records it, by a compare-and-set that fails if the task was fenced, or if the batch does not start,
+ * in each Kafka partition, at the offset committed before it ({@link BatchOutOfSequenceException}). From here on the
+ * batch will be committed, by this task or by whoever finds the intent;
  * <li>move: the files are renamed into their partition directories (the ledger file into the ledger's);
  * <li>register: partitions not known to exist are added, one call per table;
  * <li>mark: the batch's ledger partition is added, with its end offsets: the one write that makes the batch
@@ -183,16 +184,44 @@ public final class ExactlyOnceCommitter {
         }
     }
 
-    /** Step 2: the intent in the task's state, written only while this run still owns every partition of it. */
+    /**
+     * Step 2: the intent in the task's state, written only while this run still owns every partition of it and only
+     * if the batch starts, in each partition, at the offset committed before it.
+     */
     private void recordIntent(Batch batch, Path manifestPath) {
         try {
-            own.update(state -> state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString())),
-                    batch.nextOffsets().keySet());
-        } catch (TaskFencedException e) {
+            own.update(state -> {
+                checkSequence(batch, state);
+                return state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
+            }, batch.nextOffsets().keySet());
+        } catch (TaskFencedException | BatchOutOfSequenceException e) {
             clean(batch.id());
             throw e;
         }
         faults.reached(FaultPoint.INTENT_DURABLE);
+    }
+
+    /** Refuses a batch that does not follow on from the committed offsets (see {@link Batch}). */
+    private void checkSequence(Batch batch, TaskState state) {
+        Map<TopicPartition, Long> committed = new LinkedHashMap<>();
+        StringBuilder mismatches = new StringBuilder();
+        batch.fromOffsets().entrySet().stream().sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
+                .forEach(e -> {
+                    TaskState.PartitionState stored = state.partitions().get(e.getKey());
+                    if (stored != null && stored.nextOffset() != TaskState.PartitionState.NONE
+                            && stored.nextOffset() != e.getValue()) {
+                        committed.put(e.getKey(), stored.nextOffset());
+                        mismatches.append(mismatches.length() == 0 ? "" : ", ").append(e.getKey()).append(" from ")
+                                .append(e.getValue()).append(" where ").append(stored.nextOffset())
+                                .append(" is committed");
+                    }
+                });
+        if (!committed.isEmpty()) {
+            throw new BatchOutOfSequenceException("Batch " + batch.id() + " of task " + run.task() + " of "
+                    + run.connector() + " does not follow on from the committed offsets (" + mismatches + "): "
+                    + "committing it would land records twice or skip some. It is dropped and its partitions are "
+                    + "read again from the committed offsets.", committed);
+        }
     }
 
     /** Step 6: the task's state takes the batch's offsets and drops its intent. */

@@ -2,7 +2,10 @@ package io.hivesink.task;
 
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -15,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
+import io.hivesink.commit.BatchOutOfSequenceException;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.TaskFencedException;
@@ -23,8 +27,11 @@ import io.hivesink.security.TaskIdentity;
 /**
  * One task's batches from records taken to batches committed: records go into the open batch, which closes when the
  * flush policy says so or when Connect commits offsets, and goes to the committer. A batch whose commit failed with
- * a retriable error is held and committed before anything else happens; a bad record or fencing stops the cycle,
- * after which nothing more is committed. Only offsets committed in the metastore are reported to Kafka.
+ * a retriable error is held and committed before anything else happens, unless its partitions move first: then it
+ * is dropped with the open batch and the partitions are read again from the offsets committed in the metastore (the
+ * commit itself refuses a batch that does not follow on from those, so no path lands a record twice). A bad record or
+ * fencing stops the cycle, after which nothing more is committed. Only offsets committed in the metastore are
+ * reported to Kafka.
  */
 public final class BatchCycle {
 
@@ -42,9 +49,15 @@ public final class BatchCycle {
     private Batch pending;
     /** A bad record or fencing stopped the task: nothing more is committed. */
     private boolean stopped;
+    /** Asks Connect to read partitions again from the given offsets (before its next delivery). */
+    private final Consumer<Map<TopicPartition, Long>> rewinder;
+    /** Partitions rewound during this delivery: its remaining records of them are stale, so they are skipped. */
+    private final Set<TopicPartition> rewoundInDelivery = new HashSet<>();
 
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
-            RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity) {
+            RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity,
+            Consumer<Map<TopicPartition, Long>> rewinder) {
+        this.rewinder = rewinder;
         this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
@@ -54,8 +67,9 @@ public final class BatchCycle {
     }
 
     /**
-     * Takes ownership of newly assigned partitions (see {@link ExactlyOnceCommitter#claim}) and forgets what the
-     * buffer knew of them.
+     * Takes ownership of newly assigned partitions (see {@link ExactlyOnceCommitter#claim}) and resumes them in the
+     * buffer at their committed offsets. A held batch is dropped, with the open one: the claim may have rolled it
+     * forward, and the partitions it shares with the claim are read again anyway.
      *
      * @return where to resume each partition that has committed offsets: the metastore's word, not Kafka's
      */
@@ -67,6 +81,11 @@ public final class BatchCycle {
     private Map<TopicPartition, Long> claimAsTask(Collection<TopicPartition> partitions) {
         Map<TopicPartition, Long> committed = committer.claim(partitions);
         buffer.forget(partitions);
+        buffer.resumeAt(committed);
+        if (pending != null) {
+            dropUncommitted("partitions " + partitions + " were assigned while batch " + pending.id()
+                    + " waited to be committed again", partitions);
+        }
         return committed;
     }
 
@@ -77,9 +96,14 @@ public final class BatchCycle {
     }
 
     private void takeAsTask(Collection<SinkRecord> records) {
+        rewoundInDelivery.clear();
         try {
             commitPending();
             for (SinkRecord record : records) {
+                if (!rewoundInDelivery.isEmpty()
+                        && rewoundInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
+                    continue;
+                }
                 buffer.add(record, clock.getAsLong());
                 flushIfDue();
             }
@@ -126,6 +150,36 @@ public final class BatchCycle {
             pending = null;
             buffer.discard();
             throw e;
+        } catch (BatchOutOfSequenceException e) {
+            log.warn(e.getMessage());
+            dropUncommitted("the commit refused batch " + pending.id(), Set.of());
+        }
+    }
+
+    /**
+     * Drops the held batch and the open one, and has Connect read their partitions, but {@code except}, again from
+     * the offsets committed in the metastore (or, never committed, from where the dropped records started).
+     */
+    private void dropUncommitted(String why, Collection<TopicPartition> except) {
+        Map<TopicPartition, Long> from = new HashMap<>();
+        String dropped = "";
+        if (pending != null) {
+            from.putAll(pending.fromOffsets());
+            dropped = "batch " + pending.id() + " (" + pending.records() + " records) and ";
+            pending = null;
+        }
+        long open = buffer.recordCount();
+        buffer.discard().forEach(from::putIfAbsent);
+        from.keySet().removeAll(except);
+        Map<TopicPartition, Long> committed = committer.committedOffsets();
+        Map<TopicPartition, Long> rewind = new HashMap<>();
+        from.forEach((tp, offset) -> rewind.put(tp, committed.getOrDefault(tp, offset)));
+        log.info("Dropped {}the open batch ({} records) because {}; reading {} again from {}", dropped, open, why,
+                rewind.keySet(), rewind);
+        if (!rewind.isEmpty()) {
+            buffer.resumeAt(rewind);
+            rewoundInDelivery.addAll(rewind.keySet());
+            rewinder.accept(rewind);
         }
     }
 
@@ -161,25 +215,20 @@ public final class BatchCycle {
     /**
      * Connect commits offsets (and so flushes) right before it closes partitions, so the buffer is normally empty
      * here. If records arrived in between, the open batch is dropped: nothing is written for offsets that Connect
-     * would not commit.
-     *
-     * @return the partitions that stay assigned and had records in the dropped batch, with the offset of the first
-     *     one: to be re-read from there
+     * would not commit. A held batch that holds a closing partition is dropped too: its partition's next owner
+     * resumes from the committed offset. The partitions that stay assigned are read again where the dropped records
+     * started.
      */
-    public Map<TopicPartition, Long> close(Collection<TopicPartition> partitions) {
+    public void close(Collection<TopicPartition> partitions) {
         identity.renewIfDue();
-        return identity.call(() -> closeAsTask(partitions));
+        identity.run(() -> closeAsTask(partitions));
     }
 
-    private Map<TopicPartition, Long> closeAsTask(Collection<TopicPartition> partitions) {
-        Map<TopicPartition, Long> rewind = new HashMap<>();
-        if (!buffer.isEmpty()) {
-            rewind.putAll(buffer.discard());
-            rewind.keySet().removeAll(partitions);
-            log.info("Dropped the open batch on partition close; re-reading {} from their first dropped offsets",
-                    rewind.keySet());
+    private void closeAsTask(Collection<TopicPartition> partitions) {
+        boolean heldLoses = pending != null && partitions.stream().anyMatch(pending.nextOffsets()::containsKey);
+        if (heldLoses || !buffer.isEmpty()) {
+            dropUncommitted("partitions " + partitions + " are closing", partitions);
         }
         buffer.forget(partitions);
-        return rewind;
     }
 }

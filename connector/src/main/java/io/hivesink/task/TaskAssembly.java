@@ -6,11 +6,13 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
@@ -78,7 +80,7 @@ public final class TaskAssembly implements AutoCloseable {
     /**
      * Builds a task from its properties, connects and starts it; what was built so far is closed if a part fails.
      *
-     * @param context the task's context, for its errant-record reporter (if the connector has one)
+     * @param context the task's context, for its errant-record reporter (if the connector has one) and rewinds
      */
     public static TaskAssembly build(Map<String, String> props, MetastoreFactory metastores, LongSupplier clock,
             SinkTaskContext context) {
@@ -99,13 +101,15 @@ public final class TaskAssembly implements AutoCloseable {
                 ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
                 : TaskIdentity.WORKER;
         TaskRun run = new TaskRun(connectorName, taskId, instance);
-        return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, reporter));
+        Consumer<Map<TopicPartition, Long>> rewinder = context::offset;
+        return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, reporter,
+                rewinder));
     }
 
     /** Builds the parts, as the task's identity. */
     private static TaskAssembly assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run,
             Configuration hadoopConf, TaskIdentity identity, MetastoreFactory metastores, LongSupplier clock,
-            ErrantRecordReporter reporter) {
+            ErrantRecordReporter reporter, Consumer<Map<TopicPartition, Long>> rewinder) {
         String connectorName = run.connector();
         int taskId = run.task();
         String instance = run.instance();
@@ -154,7 +158,7 @@ public final class TaskAssembly implements AutoCloseable {
             BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
                     instance, workers, 2 * threads + 2, reporter != null);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer,
-                    reporter == null ? null : new RejectedRecords(reporter), clock, identity);
+                    reporter == null ? null : new RejectedRecords(reporter), clock, identity, rewinder);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                     connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),
                     metastoreConfig.uris());

@@ -129,6 +129,39 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void aBatchThatDoesNotFollowOnFromTheCommittedOffsetsIsRefusedAndNothingOfItLands() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 0, 10);
+        task.commit();
+
+        // records taken again, as a path that lost track of the partition would take them: an overlap
+        task.buffer.forget(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 5, 15);
+        BatchOutOfSequenceException overlap = assertThrows(BatchOutOfSequenceException.class, task::commit);
+        assertTrue(overlap.getMessage().contains("events-0 from 5 where 10 is committed"), overlap.getMessage());
+        assertEquals(Map.of(EVENTS_0, 10L), overlap.committed());
+        // a gap is refused as well
+        task.buffer.forget(List.of(EVENTS_0));
+        task.buffer.resumeAt(Map.of(EVENTS_0, 12L));
+        task.feed(List.of(EVENTS_0), 12, 20);
+        assertThrows(BatchOutOfSequenceException.class, task::commit);
+        assertEquals(expectedIds(List.of(EVENTS_0), 10), landedIds("events", metastore), "nothing of them landed");
+        assertTrue(stagedFiles().isEmpty(), "nothing of them is left staged: " + stagedFiles());
+        assertEquals(Map.of(EVENTS_0, 10L), task.committer.committedOffsets());
+
+        // read again from the committed offset, the partition goes on
+        task.buffer.forget(List.of(EVENTS_0));
+        task.buffer.resumeAt(task.committer.committedOffsets());
+        task.feed(List.of(EVENTS_0), 0, 20); // what lies below the committed offset is skipped
+        task.commit();
+        assertEquals(expectedIds(List.of(EVENTS_0), 20), landedIds("events", metastore));
+        assertEquals(20L, ledgerRows(metastore).stream().mapToLong(r -> (Long) r.get("record_count")).sum());
+    }
+
+    @Test
     void anotherTaskFinishesABatchWhoseOwnerDiedAfterItsIntent() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task dead = new Task(metastore, 0, at -> {

@@ -27,6 +27,8 @@ public final class InMemoryMetastore implements Metastore {
     final List<String> databases = new ArrayList<>();
     int addPartitionCalls;
     public boolean failNextAddPartitions;
+    /** The next conditional write (a task state's) fails as a metastore outage would, before it is made. */
+    public boolean failNextConditionalWrite;
     boolean ignoreCompareAndSet;
     boolean locksWork = true;
     int failingTableListings;
@@ -108,6 +110,10 @@ public final class InMemoryMetastore implements Metastore {
 
     @Override
     public synchronized boolean alterTableIf(Table table, String expectedKey, String expectedValue) {
+        if (failNextConditionalWrite) {
+            failNextConditionalWrite = false;
+            throw new MetastoreException("injected: the metastore went away", null);
+        }
         String key = table.getDbName() + "." + table.getTableName();
         Table stored = tables.get(key);
         if (!ignoreCompareAndSet && !expectedValue.equals(stored.getParameters().get(expectedKey))) {
