@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
 import org.apache.avro.file.DataFileReader;
@@ -59,6 +61,10 @@ class HiveSinkTaskTest {
     }
 
     private HiveSinkTask start(int taskId, RecordingContext context, int batchMaxRecords) {
+        return start(taskId, context, batchMaxRecords, System::currentTimeMillis);
+    }
+
+    private HiveSinkTask start(int taskId, RecordingContext context, int batchMaxRecords, LongSupplier clock) {
         Map<String, String> props = new HashMap<>();
         props.put("name", "task-test");
         props.put("topics", P0.topic());
@@ -69,7 +75,7 @@ class HiveSinkTaskTest {
         props.put("batch.max.records", Integer.toString(batchMaxRecords));
         props.put("writer.threads", "1");
         props.put("hive-sink.task.id", Integer.toString(taskId));
-        HiveSinkTask task = new HiveSinkTask(settings -> metastore, System::currentTimeMillis);
+        HiveSinkTask task = new HiveSinkTask(settings -> metastore, clock);
         task.initialize(context);
         task.start(props);
         started.add(task);
@@ -86,13 +92,33 @@ class HiveSinkTaskTest {
     }
 
     @Test
-    void reportsToKafkaOnlyWhatIsCommittedInTheMetastore() throws IOException {
+    void reportsToKafkaOnlyWhatIsCommittedInTheMetastoreAndAnOffsetCommitLeavesTheBatchOpen() throws IOException {
         HiveSinkTask task = start(0, new RecordingContext());
         task.open(List.of(P0));
         task.put(records(P0, 0, 3)); // two records make a batch; the third waits in the next
-        assertEquals(Map.of(P0, new OffsetAndMetadata(3)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
-                "the offset commit closes and commits the open batch first");
-        assertEquals(List.of(0L, 1L, 2L), landedIds());
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
+                "the offset commit reports what is committed and leaves the open batch alone");
+        assertEquals(List.of(0L, 1L), landedIds());
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L), landedIds(), "closing the partition commits the open batch");
+    }
+
+    @Test
+    void theTaskIsCalledAgainBeforeTheIntervalIsUpAndAQuietBatchClosesOnTime() throws IOException {
+        RecordingContext context = new RecordingContext();
+        AtomicLong now = new AtomicLong(1_000_000);
+        HiveSinkTask task = start(0, context, 10, now::get);
+        task.open(List.of(P0));
+        task.put(records(P0, 0, 1));
+        assertEquals(List.of(300_000L), context.timeouts, "Connect is asked to call again when the interval ends");
+        now.addAndGet(299_000);
+        task.put(List.of());
+        assertEquals(1_000L, context.timeouts.get(context.timeouts.size() - 1));
+        assertEquals(List.of(), landedIds());
+        now.addAndGet(1_000);
+        task.put(List.of()); // no records came: the interval still closes the batch
+        assertEquals(List.of(0L), landedIds());
+        assertEquals(2, context.timeouts.size(), "no open batch, no call asked for");
     }
 
     @Test
@@ -123,16 +149,33 @@ class HiveSinkTaskTest {
     }
 
     @Test
-    void closingPartitionsMidBatchDropsTheBatchAndRewindsThePartitionsThatStay() throws IOException {
+    void closingPartitionsMidBatchCommitsTheOpenBatchWhileTheTaskStillOwnsThem() throws IOException {
         RecordingContext context = new RecordingContext();
         HiveSinkTask task = start(0, context, 10);
         task.open(List.of(P0, P1));
         task.put(records(P0, 5, 6));
         task.put(records(P1, 7, 8));
         task.close(List.of(P1));
+        assertEquals(List.of(5L, 7L), landedIds());
+        assertEquals(List.of(), context.rewinds);
+        assertEquals(Map.of(P0, new OffsetAndMetadata(6)), task.preCommit(Map.of(P0, new OffsetAndMetadata(6))));
+    }
+
+    @Test
+    void aCommitThatFailsAsPartitionsCloseDropsTheBatchAndRewindsThePartitionsThatStay() throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context, 10);
+        task.open(List.of(P0, P1));
+        task.put(records(P0, 5, 6));
+        task.put(records(P1, 7, 8));
+        metastore.failNextConditionalWrite = true;
+        task.close(List.of(P1));
         assertEquals(List.of(Map.of(P0, 5L)), context.rewinds, "P0 stays assigned: it is read again from 5");
         assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(6))), "nothing was committed");
         assertEquals(List.of(), landedIds());
+        task.put(records(P0, 5, 6));
+        task.close(List.of(P0));
+        assertEquals(List.of(5L), landedIds());
     }
 
     @Test
@@ -142,7 +185,9 @@ class HiveSinkTaskTest {
         task.open(List.of(P0));
         metastore.failNextConditionalWrite = true; // the batch's intent is not made durable
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
-        // a rebalance before Connect delivers again: the partition closes and comes back to the same task
+        // a rebalance before Connect delivers again, with the metastore still away: the partition closes and comes
+        // back to the same task
+        metastore.failNextConditionalWrite = true;
         task.close(List.of(P0));
         task.open(List.of(P0));
         task.put(records(P0, 0, 4)); // nothing was committed: the consumer starts over
@@ -183,6 +228,22 @@ class HiveSinkTaskTest {
         assertEquals(List.of(0L, 0L, 1L, 1L), landedIds(), "P0's and P1's records, each once");
     }
 
+    @Test
+    void aHeldBatchIsDroppedWhenMorePartitionsAreAssignedAndItsOwnAreReadAgain() throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context);
+        task.open(List.of(P0));
+        metastore.failNextConditionalWrite = true;
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        task.open(List.of(P1)); // an incremental assignment: P0 stays, the held batch of it goes
+        assertEquals(List.of(Map.of(P0, 0L)), context.rewinds);
+        task.put(records(P0, 0, 2));
+        task.put(records(P1, 0, 2));
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(2)),
+                task.preCommit(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(2))));
+        assertEquals(List.of(0L, 0L, 1L, 1L), landedIds());
+    }
+
     /** The ids in every data file of the table, read with Avro's own reader. */
     private List<Long> landedIds() throws IOException {
         Path table = dir.resolve("warehouse").resolve("sink.db").resolve("events");
@@ -202,9 +263,10 @@ class HiveSinkTaskTest {
         return ids;
     }
 
-    /** What the task asks of Connect: only its rewinds are recorded. */
+    /** What the task asks of Connect: its rewinds and the calls it asks for are recorded. */
     static final class RecordingContext implements SinkTaskContext {
         final List<Map<TopicPartition, Long>> rewinds = new ArrayList<>();
+        final List<Long> timeouts = new ArrayList<>();
 
         @Override
         public Map<String, String> configs() {
@@ -223,6 +285,7 @@ class HiveSinkTaskTest {
 
         @Override
         public void timeout(long timeoutMs) {
+            timeouts.add(timeoutMs);
         }
 
         @Override

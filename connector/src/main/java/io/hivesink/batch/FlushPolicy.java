@@ -27,6 +27,14 @@ public final class FlushPolicy {
         this.maxRecordsPerTable = Map.copyOf(maxRecordsPerTable);
     }
 
+    /**
+     * How long the open batch may still wait before its interval is up (0: now), or -1 if there is no open batch:
+     * Connect is asked to call the task again by then even if no records come.
+     */
+    public long msUntilDue(BatchBuffer buffer, long nowMs) {
+        return buffer.isEmpty() ? -1 : Math.max(0, buffer.openedAtMs() + maxIntervalMs - nowMs);
+    }
+
     /** The reason to flush now, or null if the batch may keep growing. */
     public String flushReason(BatchBuffer buffer, long nowMs) {
         if (buffer.isEmpty()) {

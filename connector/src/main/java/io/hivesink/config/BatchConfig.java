@@ -29,10 +29,10 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs) {
                 GROUP, ++order, Width.SHORT, "Batch bytes");
         def.define(BATCH_MAX_INTERVAL_MS, Type.LONG, 300_000L, ConfigDef.Range.between(100L, 24L * 3600 * 1000),
                 Importance.MEDIUM,
-                "A batch is written and committed at the latest this long after its first record arrived "
-                        + "(checked as records arrive: while none come, the batch waits for the worker's next "
-                        + "offset commit). Each offset commit of the worker (offset.flush.interval.ms, default 60 s) "
-                        + "also ends the open batch: raise it to get bigger batches.",
+                "A batch is written and committed at the latest this long after its first record arrived, "
+                        + "also when no more records come (the task asks Connect to call it by then). The worker's "
+                        + "offset commits (offset.flush.interval.ms) do not end a batch: they report what the "
+                        + "metastore holds. A batch also ends when its partitions are closed (a rebalance, a stop).",
                 GROUP, ++order, Width.SHORT, "Batch interval");
     }
 

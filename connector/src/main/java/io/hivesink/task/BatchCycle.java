@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -26,7 +27,9 @@ import io.hivesink.security.TaskIdentity;
 
 /**
  * One task's batches from records taken to batches committed: records go into the open batch, which closes when the
- * flush policy says so or when Connect commits offsets, and goes to the committer. A batch whose commit failed with
+ * flush policy says so (records, bytes, interval: the task asks Connect to call it again before the interval is up,
+ * records or not) or when its partitions close, and goes to the committer. Connect's offset commits only learn what
+ * the metastore holds: the batch size is the connector's, not the worker's. A batch whose commit failed with
  * a retriable error is held and committed before anything else happens, unless its partitions move first: then it
  * is dropped with the open batch and the partitions are read again from the offsets committed in the metastore (the
  * commit itself refuses a batch that does not follow on from those, so no path lands a record twice). A bad record or
@@ -51,13 +54,16 @@ public final class BatchCycle {
     private boolean stopped;
     /** Asks Connect to read partitions again from the given offsets (before its next delivery). */
     private final Consumer<Map<TopicPartition, Long>> rewinder;
+    /** Asks Connect to call the task again within this many milliseconds, records or not. */
+    private final LongConsumer nextCallWithin;
     /** Partitions rewound during this delivery: its remaining records of them are stale, so they are skipped. */
     private final Set<TopicPartition> rewoundInDelivery = new HashSet<>();
 
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
             RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity,
-            Consumer<Map<TopicPartition, Long>> rewinder) {
+            Consumer<Map<TopicPartition, Long>> rewinder, LongConsumer nextCallWithin) {
         this.rewinder = rewinder;
+        this.nextCallWithin = nextCallWithin;
         this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
@@ -109,6 +115,10 @@ public final class BatchCycle {
             }
             buffer.submitPending(); // encode what came in while the consumer fetches more
             flushIfDue(); // the interval also elapses while no records arrive
+            long dueInMs = flushPolicy.msUntilDue(buffer, clock.getAsLong());
+            if (dueInMs >= 0) {
+                nextCallWithin.accept(Math.max(1, dueInMs));
+            }
         } catch (DataException | TaskFencedException e) {
             // The task stops; the offset commit that Connect still makes while closing must not try this batch again.
             stopped = true;
@@ -184,8 +194,8 @@ public final class BatchCycle {
     }
 
     /**
-     * Closes the open batch and commits it (unless the cycle stopped), then answers Connect's offset commit with the
-     * offsets committed in the metastore, for the partitions Connect asks about.
+     * Tries a held batch again (unless the cycle stopped), then answers Connect's offset commit with the offsets
+     * committed in the metastore, for the partitions Connect asks about. The open batch stays open.
      */
     public Map<TopicPartition, OffsetAndMetadata> offsetsToCommit(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
@@ -197,9 +207,6 @@ public final class BatchCycle {
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         if (!stopped) {
             commitPending();
-            if (!buffer.isEmpty()) {
-                flush("offset commit");
-            }
         }
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
         Map<TopicPartition, Long> committedOffsets = committer.committedOffsets();
@@ -213,11 +220,9 @@ public final class BatchCycle {
     }
 
     /**
-     * Connect commits offsets (and so flushes) right before it closes partitions, so the buffer is normally empty
-     * here. If records arrived in between, the open batch is dropped: nothing is written for offsets that Connect
-     * would not commit. A held batch that holds a closing partition is dropped too: its partition's next owner
-     * resumes from the committed offset. The partitions that stay assigned are read again where the dropped records
-     * started.
+     * Partitions close (a rebalance, a stop): the held batch and the open one are committed while this task still
+     * owns the partitions. If that fails, both are dropped: the closing partitions' next owner resumes from the
+     * committed offsets, and the partitions that stay are read again from there.
      */
     public void close(Collection<TopicPartition> partitions) {
         identity.renewIfDue();
@@ -225,9 +230,18 @@ public final class BatchCycle {
     }
 
     private void closeAsTask(Collection<TopicPartition> partitions) {
-        boolean heldLoses = pending != null && partitions.stream().anyMatch(pending.nextOffsets()::containsKey);
-        if (heldLoses || !buffer.isEmpty()) {
-            dropUncommitted("partitions " + partitions + " are closing", partitions);
+        if (!stopped && (pending != null || !buffer.isEmpty())) {
+            try {
+                commitPending();
+                if (!buffer.isEmpty()) {
+                    flush("partitions closing");
+                }
+            } catch (RuntimeException e) {
+                log.warn("Could not commit before partitions {} close: {}", partitions, e.getMessage());
+                dropUncommitted("its commit failed while partitions " + partitions + " closed", partitions);
+            }
+        } else if (pending != null || !buffer.isEmpty()) {
+            dropUncommitted("the task stopped committing", partitions);
         }
         buffer.forget(partitions);
     }

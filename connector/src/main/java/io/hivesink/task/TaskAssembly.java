@@ -6,13 +6,11 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
@@ -101,15 +99,14 @@ public final class TaskAssembly implements AutoCloseable {
                 ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
                 : TaskIdentity.WORKER;
         TaskRun run = new TaskRun(connectorName, taskId, instance);
-        Consumer<Map<TopicPartition, Long>> rewinder = context::offset;
         return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, reporter,
-                rewinder));
+                context));
     }
 
     /** Builds the parts, as the task's identity. */
     private static TaskAssembly assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run,
             Configuration hadoopConf, TaskIdentity identity, MetastoreFactory metastores, LongSupplier clock,
-            ErrantRecordReporter reporter, Consumer<Map<TopicPartition, Long>> rewinder) {
+            ErrantRecordReporter reporter, SinkTaskContext context) {
         String connectorName = run.connector();
         int taskId = run.task();
         String instance = run.instance();
@@ -158,7 +155,8 @@ public final class TaskAssembly implements AutoCloseable {
             BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
                     instance, workers, 2 * threads + 2, reporter != null);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer,
-                    reporter == null ? null : new RejectedRecords(reporter), clock, identity, rewinder);
+                    reporter == null ? null : new RejectedRecords(reporter), clock, identity, context::offset,
+                    context::timeout);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                     connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),
                     metastoreConfig.uris());

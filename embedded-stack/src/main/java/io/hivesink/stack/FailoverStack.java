@@ -116,6 +116,8 @@ public final class FailoverStack implements AutoCloseable {
         props.put("hive.database", database);
         props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         props.put("value.converter.schemas.enable", "true");
+        // tests land small batches: close them a few seconds after their first record, not after five minutes
+        props.put("batch.max.interval.ms", "2000");
         return props;
     }
 
