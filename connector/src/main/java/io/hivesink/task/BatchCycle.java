@@ -28,9 +28,9 @@ import io.hivesink.security.TaskIdentity;
 /**
  * One task's batches from records taken to batches committed: records go into the open batch, which closes when the
  * flush policy says so (records, bytes, interval: the task asks Connect to call it again before the interval is up,
- * records or not) or when its partitions close, and goes to the committer. Connect's offset commits only learn what
- * the metastore holds: the batch size is the connector's, not the worker's. A batch whose commit failed with
- * a retriable error is held and committed before anything else happens, unless its partitions move first: then it
+ * records or not), when Connect commits offsets, or when its partitions close, and goes to the committer. A batch
+ * whose commit failed with a retriable error is held and committed before anything else happens, unless its
+ * partitions move first: then it
  * is dropped with the open batch and the partitions are read again from the offsets committed in the metastore (the
  * commit itself refuses a batch that does not follow on from those, so no path lands a record twice). A bad record or
  * fencing stops the cycle, after which nothing more is committed. Only offsets committed in the metastore are
@@ -194,8 +194,8 @@ public final class BatchCycle {
     }
 
     /**
-     * Tries a held batch again (unless the cycle stopped), then answers Connect's offset commit with the offsets
-     * committed in the metastore, for the partitions Connect asks about. The open batch stays open.
+     * Commits a held batch and the open one (unless the cycle stopped), then answers Connect's offset commit with the
+     * offsets committed in the metastore, for the partitions Connect asks about.
      */
     public Map<TopicPartition, OffsetAndMetadata> offsetsToCommit(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
@@ -207,6 +207,11 @@ public final class BatchCycle {
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         if (!stopped) {
             commitPending();
+            // Connect commits to Kafka what this returns, then closes partitions: a batch committed only at the
+            // close would not reach Kafka's group offsets, and the next owner's rewind would hide it from Connect
+            if (!buffer.isEmpty()) {
+                flush("offset commit");
+            }
         }
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
         Map<TopicPartition, Long> committedOffsets = committer.committedOffsets();
