@@ -2,6 +2,7 @@ package io.hivesink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.hivesink.commit.InMemoryMetastore;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.metastore.MetastoreUnreachableException;
 
 /**
  * The task's lifecycle against an in-memory metastore and the local FileSystem: what it reports to Kafka, how it
@@ -65,6 +68,15 @@ class HiveSinkTaskTest {
     }
 
     private HiveSinkTask start(int taskId, RecordingContext context, int batchMaxRecords, LongSupplier clock) {
+        HiveSinkTask task = new HiveSinkTask(settings -> metastore, clock);
+        task.initialize(context);
+        task.start(props(taskId, Map.of("batch.max.records", Integer.toString(batchMaxRecords))));
+        started.add(task);
+        return task;
+    }
+
+    /** The task's properties, as Connect hands them over, with {@code overrides}. */
+    private Map<String, String> props(int taskId, Map<String, String> overrides) {
         Map<String, String> props = new HashMap<>();
         props.put("name", "task-test");
         props.put("topics", P0.topic());
@@ -72,14 +84,10 @@ class HiveSinkTaskTest {
         props.put("warehouse.dir", dir.resolve("warehouse").toString());
         props.put("hive.metastore.uris", "thrift://metastore.invalid:9083");
         props.put("hive.database", "sink");
-        props.put("batch.max.records", Integer.toString(batchMaxRecords));
         props.put("writer.threads", "1");
         props.put("hive-sink.task.id", Integer.toString(taskId));
-        HiveSinkTask task = new HiveSinkTask(settings -> metastore, clock);
-        task.initialize(context);
-        task.start(props);
-        started.add(task);
-        return task;
+        props.putAll(overrides);
+        return props;
     }
 
     private static List<SinkRecord> records(TopicPartition tp, long from, long to) {
@@ -240,6 +248,29 @@ class HiveSinkTaskTest {
         assertEquals(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(2)),
                 task.preCommit(Map.of(P0, new OffsetAndMetadata(2), P1, new OffsetAndMetadata(2))));
         assertEquals(List.of(0L, 0L, 1L, 1L), landedIds());
+    }
+
+    @Test
+    void aStartingTaskWaitsForAMetastoreThatDoesNotAnswerYet() {
+        AtomicInteger tries = new AtomicInteger();
+        HiveSinkTask task = new HiveSinkTask(settings -> {
+            if (tries.incrementAndGet() < 3) {
+                throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (refused)", null);
+            }
+            return metastore;
+        }, System::currentTimeMillis);
+        task.initialize(new RecordingContext());
+        task.start(props(0, Map.of()));
+        started.add(task);
+        assertEquals(3, tries.get(), "two failed tries, then the metastore answered");
+
+        HiveSinkTask impatient = new HiveSinkTask(settings -> {
+            throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (refused)", null);
+        }, System::currentTimeMillis);
+        impatient.initialize(new RecordingContext());
+        MetastoreUnreachableException e = assertThrows(MetastoreUnreachableException.class,
+                () -> impatient.start(props(1, Map.of("hive.metastore.start.wait.ms", "0"))));
+        assertTrue(e.getMessage().contains("hive.metastore.start.wait.ms"), e.getMessage());
     }
 
     /** The ids in every data file of the table, read with Avro's own reader. */

@@ -18,11 +18,13 @@ import org.apache.kafka.common.config.types.Password;
  * @param fencing           auto, compare-and-set or locks
  * @param saslEnabled       whether the metastore is talked to over SASL (Kerberos)
  * @param kerberosPrincipal the metastore's service principal, {@code _HOST} not yet expanded
+ * @param startWaitMs how long a starting task waits for a metastore that does not answer
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
 public record MetastoreConfig(List<String> uris, boolean sslEnabled, String truststorePath,
-        Password truststorePassword, String fencing, boolean saslEnabled, String kerberosPrincipal) {
+        Password truststorePassword, String fencing, boolean saslEnabled, String kerberosPrincipal,
+        long startWaitMs) {
 
     public static final String GROUP = "Hive metastore";
     public static final String METASTORE_URIS = "hive.metastore.uris";
@@ -32,6 +34,7 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
     public static final String METASTORE_FENCING = "hive.metastore.fencing";
     public static final String METASTORE_SASL_ENABLED = "hive.metastore.sasl.enabled";
     public static final String METASTORE_KERBEROS_PRINCIPAL = "hive.metastore.kerberos.principal";
+    public static final String METASTORE_START_WAIT_MS = "hive.metastore.start.wait.ms";
 
     private static final ConfigDef.Validator BOOLEAN = Validators.bool();
 
@@ -73,13 +76,21 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
                 "The metastore's own Kerberos principal (its metastore.kerberos.principal), for example "
                         + "hive/_HOST@EXAMPLE.COM; _HOST is the host of the metastore URI being connected to.",
                 GROUP, ++order, Width.LONG, "Metastore principal");
+        def.define(METASTORE_START_WAIT_MS, Type.LONG, 300_000L, ConfigDef.Range.between(0L, 24L * 3600 * 1000),
+                Importance.LOW,
+                "How long a starting task waits for a metastore that does not answer (down, restarting, "
+                        + "unreachable) before it fails, trying again with growing pauses (up to 30 s) and logging "
+                        + "each try. Connect does not restart a failed task by itself, so a short outage during a "
+                        + "deployment or rebalance should not fail it. A metastore that answers but refuses the task "
+                        + "(SASL, TLS, release) fails it at once.",
+                GROUP, ++order, Width.SHORT, "Metastore start wait");
     }
 
     static MetastoreConfig from(AbstractConfig config) {
         return new MetastoreConfig(config.getList(METASTORE_URIS), config.getBoolean(METASTORE_SSL_ENABLED),
                 config.getString(METASTORE_SSL_TRUSTSTORE_PATH), config.getPassword(METASTORE_SSL_TRUSTSTORE_PASSWORD),
                 config.getString(METASTORE_FENCING), config.getBoolean(METASTORE_SASL_ENABLED),
-                config.getString(METASTORE_KERBEROS_PRINCIPAL).trim());
+                config.getString(METASTORE_KERBEROS_PRINCIPAL).trim(), config.getLong(METASTORE_START_WAIT_MS));
     }
 
     /**

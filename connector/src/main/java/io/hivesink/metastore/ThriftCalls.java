@@ -144,7 +144,7 @@ final class ThriftCalls implements AutoCloseable {
         if (last instanceof ThriftConnection.SaslHandshakeException) {
             throw new MetastoreException(last.getMessage(), last); // it says what to check
         }
-        throw new MetastoreException("Cannot connect to the Hive metastore at " + urisText + " ("
+        throw new MetastoreUnreachableException("Cannot connect to the Hive metastore at " + urisText + " ("
                 + rootMessage(last) + "). Check hive.metastore.uris and that the metastore is running.", last);
     }
 

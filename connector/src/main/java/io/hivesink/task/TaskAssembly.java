@@ -11,6 +11,7 @@ import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
@@ -43,6 +44,7 @@ import io.hivesink.input.SchemaRegistryClient;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreSettings;
+import io.hivesink.metastore.MetastoreUnreachableException;
 import io.hivesink.metastore.TableOptions;
 import io.hivesink.route.Partitioners;
 import io.hivesink.route.TableRouter;
@@ -103,6 +105,37 @@ public final class TaskAssembly implements AutoCloseable {
                 context));
     }
 
+    /**
+     * Connects to the metastore, waiting up to {@code waitMs} while none answers (pauses from 1 s, doubling up to
+     * 30 s, each try logged): Connect does not restart a task whose start failed.
+     */
+    static Metastore connectWaiting(MetastoreFactory metastores, long waitMs, MetastoreSettings settings) {
+        long deadline = System.nanoTime() + waitMs * 1_000_000;
+        long pauseMs = 1_000;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return metastores.connect(settings);
+            } catch (MetastoreUnreachableException e) {
+                long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+                if (leftMs <= 0) {
+                    throw new MetastoreUnreachableException(e.getMessage() + " The task waited "
+                            + (waitMs / 1000) + " s for it (" + MetastoreConfig.METASTORE_START_WAIT_MS + ").", e);
+                }
+                long sleepMs = Math.min(pauseMs, leftMs);
+                log.warn("No metastore answers yet (try {}); the task waits {} ms and tries again, for up to {} ms "
+                        + "more ({}): {}", attempt, sleepMs, leftMs, MetastoreConfig.METASTORE_START_WAIT_MS,
+                        e.getMessage());
+                try {
+                    Thread.sleep(sleepMs);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new ConnectException("Interrupted while waiting for the metastore", interrupted);
+                }
+                pauseMs = Math.min(pauseMs * 2, 30_000);
+            }
+        }
+    }
+
     /** Builds the parts, as the task's identity. */
     private static TaskAssembly assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run,
             Configuration hadoopConf, TaskIdentity identity, MetastoreFactory metastores, LongSupplier clock,
@@ -123,7 +156,8 @@ public final class TaskAssembly implements AutoCloseable {
             staging.prepare(identity.describe());
 
             MetastoreConfig metastoreConfig = config.metastore();
-            metastore = metastores.connect(new MetastoreSettings(metastoreConfig.uris(),
+            metastore = connectWaiting(metastores, metastoreConfig.startWaitMs(), new MetastoreSettings(
+                    metastoreConfig.uris(),
                     metastoreConfig.sslEnabled(), metastoreConfig.truststorePath(),
                     metastoreConfig.truststorePassword().value(),
                     metastoreConfig.saslEnabled() ? metastoreConfig.kerberosPrincipal() : null,
