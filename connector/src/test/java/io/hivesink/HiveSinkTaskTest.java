@@ -10,11 +10,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.hivesink.batch.MemoryBudget;
 import io.hivesink.commit.InMemoryMetastore;
 import io.hivesink.commit.TaskFencedException;
 import io.hivesink.metastore.MetastoreUnreachableException;
@@ -45,6 +48,8 @@ import io.hivesink.metastore.MetastoreUnreachableException;
 class HiveSinkTaskTest {
 
     static final Schema EVENT = SchemaBuilder.struct().name("Event").field("id", Schema.INT64_SCHEMA).build();
+    static final Schema PADDED = SchemaBuilder.struct().name("Event").field("id", Schema.INT64_SCHEMA)
+            .field("pad", Schema.STRING_SCHEMA).build();
     static final TopicPartition P0 = new TopicPartition("events", 0);
     static final TopicPartition P1 = new TopicPartition("events", 1);
 
@@ -68,9 +73,14 @@ class HiveSinkTaskTest {
     }
 
     private HiveSinkTask start(int taskId, RecordingContext context, int batchMaxRecords, LongSupplier clock) {
+        return start(taskId, context, Map.of("batch.max.records", Integer.toString(batchMaxRecords)), clock);
+    }
+
+    private HiveSinkTask start(int taskId, RecordingContext context, Map<String, String> overrides,
+            LongSupplier clock) {
         HiveSinkTask task = new HiveSinkTask(settings -> metastore, clock);
         task.initialize(context);
-        task.start(props(taskId, Map.of("batch.max.records", Integer.toString(batchMaxRecords))));
+        task.start(props(taskId, overrides));
         started.add(task);
         return task;
     }
@@ -109,6 +119,84 @@ class HiveSinkTaskTest {
         assertEquals(List.of(0L, 1L, 2L), landedIds());
     }
 
+    /** Records of about a kilobyte each, encoded. */
+    private static List<SinkRecord> kilobyteRecords(TopicPartition tp, long from, long to) {
+        String pad = "x".repeat(1_000);
+        List<SinkRecord> records = new ArrayList<>();
+        for (long offset = from; offset < to; offset++) {
+            records.add(new SinkRecord(tp.topic(), tp.partition(), null, null, PADDED,
+                    new Struct(PADDED).put("id", offset).put("pad", pad), offset));
+        }
+        return records;
+    }
+
+    /** Calls the task as Connect does when no records come, until {@code done} holds (the encoder runs apart). */
+    private static void putNothingUntil(HiveSinkTask task, BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!done.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "gave up waiting");
+            Thread.sleep(5);
+            task.put(List.of());
+        }
+    }
+
+    @Test
+    void whenTheWorkersMemoryBudgetIsFullTheLargestHolderCommitsAndTheOthersHoldBack() throws Exception {
+        Map<String, String> settings = Map.of("batch.max.records", "1000000", "memory.budget.bytes", "10000");
+        MemoryBudget budget = MemoryBudget.ofWorker();
+        RecordingContext contextA = new RecordingContext();
+        HiveSinkTask a = start(0, contextA, settings, System::currentTimeMillis);
+        a.open(contextA.assign(P0));
+        a.put(kilobyteRecords(P0, 0, 8));
+        putNothingUntil(a, () -> budget.used() > 8_000);
+
+        RecordingContext contextB = new RecordingContext();
+        HiveSinkTask b = start(1, contextB, settings, System::currentTimeMillis);
+        b.open(contextB.assign(P1));
+        b.put(kilobyteRecords(P1, 0, 3));
+        putNothingUntil(b, () -> !contextB.pauses.isEmpty());
+        assertEquals(List.of(Set.of(P1)), contextB.pauses, "B holds less than the average: it holds back");
+        assertEquals(250L, contextB.timeouts.get(contextB.timeouts.size() - 1),
+                "and asks to be called again soon to look");
+        assertEquals(List.of(), landedIds(), "nothing committed yet: A was not called since");
+
+        a.put(List.of());
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L), landedIds(), "A holds the most: it commits early");
+        b.put(List.of());
+        assertEquals(List.of(Set.of(P1)), contextB.resumes, "the budget has room again: B takes records again");
+        assertTrue(contextA.pauses.isEmpty(), "A was never held back");
+
+        b.put(kilobyteRecords(P1, 3, 4));
+        assertEquals(Map.of(P1, new OffsetAndMetadata(4)), b.preCommit(Map.of(P1, new OffsetAndMetadata(4))));
+        assertEquals(12, landedIds().size(), "every record once");
+        a.stop();
+        b.stop();
+        started.clear();
+        assertEquals(0, budget.used(), "stopped tasks hold nothing");
+    }
+
+    @Test
+    void withErrorsToleranceAllAndNoDeadLetterQueueABadRecordIsSkippedAndTheOthersLand() throws IOException {
+        RecordingContext context = new RecordingContext(); // Connect hands no reporter without a DLQ or error log
+        HiveSinkTask task = start(0, context, Map.of("batch.max.records", "3", "errors.tolerance", "all"),
+                System::currentTimeMillis);
+        task.open(List.of(P0));
+        List<SinkRecord> records = new ArrayList<>(records(P0, 0, 1));
+        records.add(new SinkRecord(P0.topic(), P0.partition(), null, null, null, null, 1)); // a tombstone
+        records.addAll(records(P0, 2, 3));
+        task.put(records);
+        assertEquals(List.of(0L, 2L), landedIds());
+        assertEquals(Map.of(P0, new OffsetAndMetadata(3)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
+                "the skipped record is behind the committed offset: it is not read again");
+
+        HiveSinkTask strict = start(1, new RecordingContext(), Map.of(), System::currentTimeMillis);
+        strict.open(List.of(P1));
+        assertThrows(org.apache.kafka.connect.errors.DataException.class, () -> {
+            strict.put(List.of(new SinkRecord(P1.topic(), P1.partition(), null, null, null, null, 0)));
+            strict.preCommit(Map.of(P1, new OffsetAndMetadata(1)));
+        }, "errors.tolerance=none (the default) fails the task");
+    }
+
     @Test
     void theTaskIsCalledAgainBeforeTheIntervalIsUpAndAQuietBatchClosesOnTime() throws IOException {
         RecordingContext context = new RecordingContext();
@@ -116,7 +204,9 @@ class HiveSinkTaskTest {
         HiveSinkTask task = start(0, context, 10, now::get);
         task.open(List.of(P0));
         task.put(records(P0, 0, 1));
-        assertEquals(List.of(300_000L), context.timeouts, "Connect is asked to call again when the interval ends");
+        assertEquals(List.of(1_000L), context.timeouts,
+                "Connect is asked to call again within a second while the task holds a batch (to look at the memory "
+                        + "budget), and before the interval ends");
         now.addAndGet(299_000);
         task.put(List.of());
         assertEquals(1_000L, context.timeouts.get(context.timeouts.size() - 1));
@@ -296,6 +386,15 @@ class HiveSinkTaskTest {
     static final class RecordingContext implements SinkTaskContext {
         final List<Map<TopicPartition, Long>> rewinds = new ArrayList<>();
         final List<Long> timeouts = new ArrayList<>();
+        final Set<TopicPartition> assigned = new HashSet<>();
+        final List<Set<TopicPartition>> pauses = new ArrayList<>();
+        final List<Set<TopicPartition>> resumes = new ArrayList<>();
+
+        /** Assigns partitions, as the consumer does before Connect opens them. */
+        List<TopicPartition> assign(TopicPartition... partitions) {
+            assigned.addAll(List.of(partitions));
+            return List.of(partitions);
+        }
 
         @Override
         public Map<String, String> configs() {
@@ -319,15 +418,17 @@ class HiveSinkTaskTest {
 
         @Override
         public Set<TopicPartition> assignment() {
-            return Set.of();
+            return Set.copyOf(assigned);
         }
 
         @Override
         public void pause(TopicPartition... partitions) {
+            pauses.add(Set.of(partitions));
         }
 
         @Override
         public void resume(TopicPartition... partitions) {
+            resumes.add(Set.of(partitions));
         }
 
         @Override

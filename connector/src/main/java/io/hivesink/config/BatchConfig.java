@@ -9,12 +9,13 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 /** The Batching keys: when the open batch is written and committed. */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs) {
+public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, long memoryBudgetBytes) {
 
     public static final String GROUP = "Batching";
     public static final String BATCH_MAX_RECORDS = "batch.max.records";
     public static final String BATCH_MAX_BYTES = "batch.max.bytes";
     public static final String BATCH_MAX_INTERVAL_MS = "batch.max.interval.ms";
+    public static final String MEMORY_BUDGET_BYTES = "memory.budget.bytes";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -34,10 +35,18 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs) {
                         + "commit of the worker (offset.flush.interval.ms, default 60 s) also ends the open batch: "
                         + "raise it to get bigger batches.",
                 GROUP, ++order, Width.SHORT, "Batch interval");
+        def.define(MEMORY_BUDGET_BYTES, Type.LONG, 0L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
+                "The heap that the batches of all hive-sink tasks in one worker may hold together, whatever "
+                        + "connector they belong to; 0: 40% of the worker's max heap (-Xmx). Once it is full, the "
+                        + "task holding the most closes its batch early and commits it, and the others pause their "
+                        + "partitions until it has room again (logged at INFO). When connectors set different "
+                        + "values, the smallest holds. Connect's consumers and a commit's write buffers come on "
+                        + "top: leave the rest of the heap for them.",
+                GROUP, ++order, Width.SHORT, "Memory budget");
     }
 
     static BatchConfig from(AbstractConfig config) {
         return new BatchConfig(config.getInt(BATCH_MAX_RECORDS), config.getLong(BATCH_MAX_BYTES),
-                config.getLong(BATCH_MAX_INTERVAL_MS));
+                config.getLong(BATCH_MAX_INTERVAL_MS), config.getLong(MEMORY_BUDGET_BYTES));
     }
 }

@@ -153,7 +153,15 @@ public final class HiveTables {
         return wrapped;
     }
 
-    /** Registers the partitions the table does not have yet, in one call. */
+    /**
+     * Partitions registered per metastore call. One call is one metastore transaction writing all its partitions'
+     * rows in a few statements: a thousand partitions in one call overflowed Derby's parser (a StackOverflowError in
+     * Hive 4.0.1's direct SQL) and hold the metastore's locks long on any database. Each call adds only partitions
+     * that do not exist, so a retry after some calls went through adds the rest.
+     */
+    static final int PARTITIONS_PER_CALL = 100;
+
+    /** Registers the partitions the table does not have yet, {@link #PARTITIONS_PER_CALL} per call. */
     public synchronized int registerPartitions(HiveTable table, Collection<PartitionValues> partitions) {
         if (!table.partitionSpec().isPartitioned()) {
             return 0;
@@ -163,16 +171,23 @@ public final class HiveTables {
             existing = new HashSet<>(metastore.partitionNames(database, table.name()));
             table.partitionNames(existing);
         }
-        List<Partition> missing = new ArrayList<>();
+        List<PartitionValues> missing = new ArrayList<>();
         Set<String> adding = new HashSet<>();
         for (PartitionValues values : partitions) {
             if (!existing.contains(values.path()) && adding.add(values.path())) {
-                missing.add(partition(table, values));
+                missing.add(values);
             }
         }
-        if (!missing.isEmpty()) {
-            metastore.addPartitions(missing);
-            existing.addAll(adding);
+        for (int from = 0; from < missing.size(); from += PARTITIONS_PER_CALL) {
+            List<PartitionValues> call = missing.subList(from, Math.min(missing.size(), from + PARTITIONS_PER_CALL));
+            List<Partition> added = new ArrayList<>(call.size());
+            for (PartitionValues values : call) {
+                added.add(partition(table, values));
+            }
+            metastore.addPartitions(added);
+            for (PartitionValues values : call) {
+                existing.add(values.path());
+            }
         }
         return missing.size();
     }

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
+import io.hivesink.batch.MemoryBudget;
 import io.hivesink.commit.BatchOutOfSequenceException;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
@@ -28,7 +29,9 @@ import io.hivesink.security.TaskIdentity;
 /**
  * One task's batches from records taken to batches committed: records go into the open batch, which closes when the
  * flush policy says so (records, bytes, interval: the task asks Connect to call it again before the interval is up,
- * records or not), when Connect commits offsets, or when its partitions close, and goes to the committer. A batch
+ * records or not), when the worker's memory budget is full and this task holds the most ({@link MemoryGate}, which
+ * otherwise holds the task back while the budget is full), when Connect commits offsets, or when its partitions
+ * close, and goes to the committer. A batch
  * whose commit failed with a retriable error is held and committed before anything else happens, unless its
  * partitions move first: then it
  * is dropped with the open batch and the partitions are read again from the offsets committed in the metastore (the
@@ -43,7 +46,7 @@ public final class BatchCycle {
     private final BatchBuffer buffer;
     private final FlushPolicy flushPolicy;
     private final ExactlyOnceCommitter committer;
-    /** Null when the connector has no errant-record reporter: a bad record then fails the task. */
+    /** Null when bad records fail the task (no errant-record reporter, errors.tolerance=none). */
     private final RejectedRecords rejectedRecords;
     private final LongSupplier clock;
     /** Who the task is to HDFS and the metastore: every step renews its ticket if due, then runs as it. */
@@ -58,10 +61,15 @@ public final class BatchCycle {
     private final LongConsumer nextCallWithin;
     /** Partitions rewound during this delivery: its remaining records of them are stale, so they are skipped. */
     private final Set<TopicPartition> rewoundInDelivery = new HashSet<>();
+    /** Keeps the task's batches inside the worker's memory budget. */
+    private final MemoryGate memory;
+    /** The open batch's encoded bytes when the budget was last told: it is told again when they change. */
+    private long bytesTold = -1;
 
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
             RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity,
-            Consumer<Map<TopicPartition, Long>> rewinder, LongConsumer nextCallWithin) {
+            Consumer<Map<TopicPartition, Long>> rewinder, LongConsumer nextCallWithin, MemoryGate memory) {
+        this.memory = memory;
         this.rewinder = rewinder;
         this.nextCallWithin = nextCallWithin;
         this.identity = identity;
@@ -92,6 +100,7 @@ public final class BatchCycle {
             dropUncommitted("partitions " + partitions + " were assigned while batch " + pending.id()
                     + " waited to be committed again", partitions);
         }
+        memory.opened(partitions);
         return committed;
     }
 
@@ -112,10 +121,18 @@ public final class BatchCycle {
                 }
                 buffer.add(record, clock.getAsLong());
                 flushIfDue();
+                if (buffer.byteCount() != bytesTold) {
+                    releaseMemoryIfDue();
+                }
             }
             buffer.submitPending(); // encode what came in while the consumer fetches more
             flushIfDue(); // the interval also elapses while no records arrive
+            releaseMemoryIfDue(); // others may have filled the budget meanwhile
+            long recheckInMs = memory.settle();
             long dueInMs = flushPolicy.msUntilDue(buffer, clock.getAsLong());
+            if (recheckInMs >= 0 && (dueInMs < 0 || recheckInMs < dueInMs)) {
+                dueInMs = recheckInMs;
+            }
             if (dueInMs >= 0) {
                 nextCallWithin.accept(Math.max(1, dueInMs));
             }
@@ -131,6 +148,24 @@ public final class BatchCycle {
         if (reason != null) {
             flush(reason);
         }
+    }
+
+    private void releaseMemoryIfDue() {
+        bytesTold = buffer.byteCount();
+        if (memory.shouldRelease(heldBytes())) {
+            String reason = memory.releaseReason();
+            log.info("Closing batch early ({} records): {}", buffer.recordCount(), reason);
+            flush("memory budget");
+        }
+    }
+
+    /** What the task's batches hold in the heap: the open one, and a closed one until it is committed or dropped. */
+    private long heldBytes() {
+        long held = MemoryBudget.heapBytes(buffer.byteCount(), buffer.recordCount());
+        if (pending != null) {
+            held += MemoryBudget.heapBytes(pending.bytes(), pending.records());
+        }
+        return held;
     }
 
     private void flush(String reason) {
@@ -152,6 +187,7 @@ public final class BatchCycle {
         if (pending == null) {
             return;
         }
+        memory.holds(heldBytes()); // a batch being committed still holds its memory
         try {
             CommitSummary summary = committer.commit(pending);
             pending = null;
@@ -163,6 +199,8 @@ public final class BatchCycle {
         } catch (BatchOutOfSequenceException e) {
             log.warn(e.getMessage());
             dropUncommitted("the commit refused batch " + pending.id(), Set.of());
+        } finally {
+            memory.holds(heldBytes());
         }
     }
 
@@ -184,6 +222,7 @@ public final class BatchCycle {
         Map<TopicPartition, Long> committed = committer.committedOffsets();
         Map<TopicPartition, Long> rewind = new HashMap<>();
         from.forEach((tp, offset) -> rewind.put(tp, committed.getOrDefault(tp, offset)));
+        memory.holds(heldBytes());
         log.info("Dropped {}the open batch ({} records) because {}; reading {} again from {}", dropped, open, why,
                 rewind.keySet(), rewind);
         if (!rewind.isEmpty()) {

@@ -2,6 +2,7 @@ package io.hivesink.task;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
@@ -17,17 +18,44 @@ import io.hivesink.batch.RejectedRecord;
  * Hands the records of a batch that cannot land to Connect's errant-record reporter (the dead-letter queue and error
  * log of the connector's errors.* settings) and waits until it has them, so that the batch's offsets are committed
  * only once every record is either in a table or reported. Connect's errors.tolerance still applies: with
- * errors.tolerance=none the reporter fails the task.
+ * errors.tolerance=none the reporter fails the task. With errors.tolerance=all and neither a dead-letter topic nor
+ * the error log, Connect hands the task no reporter; as Connect itself does with records its converters cannot read,
+ * the records are then skipped, but each is logged at WARN, naming it, and counted.
  */
 final class RejectedRecords {
 
     private static final Logger log = LoggerFactory.getLogger(RejectedRecords.class);
+    static final String ERRORS_TOLERANCE = "errors.tolerance";
 
+    /** Connect's reporter, or null to skip records. */
     private final ErrantRecordReporter reporter;
+    private long skipped;
 
-    /** @param reporter Connect's reporter; not null */
+    /** @param reporter Connect's reporter; null to skip and log the records instead */
     RejectedRecords(ErrantRecordReporter reporter) {
         this.reporter = reporter;
+    }
+
+    /**
+     * What becomes of records that cannot land, from the task's context and the connector's errors.* settings:
+     * reported, skipped (errors.tolerance=all without a reporter), or null: the first one fails the task.
+     */
+    static RejectedRecords of(org.apache.kafka.connect.sink.SinkTaskContext context, Map<String, String> props) {
+        ErrantRecordReporter reporter = reporterOf(context);
+        if (reporter != null) {
+            return new RejectedRecords(reporter);
+        }
+        if ("all".equalsIgnoreCase(props.getOrDefault(ERRORS_TOLERANCE, "none").trim())) {
+            log.info("errors.tolerance=all without errors.deadletterqueue.topic.name or errors.log.enable: records "
+                    + "that cannot land are skipped, each logged at WARN");
+            return new RejectedRecords(null);
+        }
+        return null;
+    }
+
+    /** Records skipped so far (errors.tolerance=all without a reporter). */
+    long skipped() {
+        return skipped;
     }
 
     /** The task context's reporter, or null if the connector has no errors.deadletterqueue or errors.log settings. */
@@ -42,6 +70,14 @@ final class RejectedRecords {
     void report(Batch batch) {
         List<RejectedRecord> rejected = batch.rejected();
         if (rejected.isEmpty()) {
+            return;
+        }
+        if (reporter == null) {
+            for (RejectedRecord record : rejected) {
+                skipped++;
+                log.warn("Skipped a record that cannot land (errors.tolerance=all, no dead-letter queue; {} skipped "
+                        + "so far): {}", skipped, record.error().getMessage());
+            }
             return;
         }
         List<Future<Void>> sent = new ArrayList<>(rejected.size());

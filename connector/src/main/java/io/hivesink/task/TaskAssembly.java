@@ -12,13 +12,13 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
+import io.hivesink.batch.MemoryBudget;
 import io.hivesink.batch.TableLayouts;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
@@ -66,10 +66,12 @@ public final class TaskAssembly implements AutoCloseable {
     private final TableWriters writers;
     private final BatchCycle cycle;
     private final TaskIdentity identity;
+    private final MemoryGate memory;
 
     private TaskAssembly(FileSystem fs, Metastore metastore, ExecutorService workers, TableWriters writers,
-            BatchCycle cycle, TaskIdentity identity) {
+            BatchCycle cycle, TaskIdentity identity, MemoryGate memory) {
         this.identity = identity;
+        this.memory = memory;
         this.fs = fs;
         this.metastore = metastore;
         this.workers = workers;
@@ -84,7 +86,7 @@ public final class TaskAssembly implements AutoCloseable {
      */
     public static TaskAssembly build(Map<String, String> props, MetastoreFactory metastores, LongSupplier clock,
             SinkTaskContext context) {
-        ErrantRecordReporter reporter = RejectedRecords.reporterOf(context);
+        RejectedRecords rejected = RejectedRecords.of(context, props);
         HiveSinkConfig config = HiveSinkConfig.parse(props);
         String connectorName = props.getOrDefault("name", "hive-sink");
         int taskId = Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0"));
@@ -101,7 +103,7 @@ public final class TaskAssembly implements AutoCloseable {
                 ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
                 : TaskIdentity.WORKER;
         TaskRun run = new TaskRun(connectorName, taskId, instance);
-        return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, reporter,
+        return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, rejected,
                 context));
     }
 
@@ -139,7 +141,7 @@ public final class TaskAssembly implements AutoCloseable {
     /** Builds the parts, as the task's identity. */
     private static TaskAssembly assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run,
             Configuration hadoopConf, TaskIdentity identity, MetastoreFactory metastores, LongSupplier clock,
-            ErrantRecordReporter reporter, SinkTaskContext context) {
+            RejectedRecords rejected, SinkTaskContext context) {
         String connectorName = run.connector();
         int taskId = run.task();
         String instance = run.instance();
@@ -187,16 +189,18 @@ public final class TaskAssembly implements AutoCloseable {
                             tableSettings.settingsFor(table)),
                     (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
             BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
-                    instance, workers, 2 * threads + 2, reporter != null);
+                    instance, workers, 2 * threads + 2, rejected != null);
+            MemoryGate memory = new MemoryGate(joinMemoryBudget(config.batch(), instance),
+                    PartitionFlow.of(context), clock, instance);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer,
-                    reporter == null ? null : new RejectedRecords(reporter), clock, identity, context::offset,
-                    context::timeout);
+                    rejected, clock, identity, context::offset,
+                    context::timeout, memory);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                     connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),
                     metastoreConfig.uris());
-            return new TaskAssembly(fs, metastore, workers, writers, cycle, identity);
+            return new TaskAssembly(fs, metastore, workers, writers, cycle, identity, memory);
         } catch (RuntimeException | Error e) {
-            new TaskAssembly(fs, metastore, workers, writers, null, identity).close();
+            new TaskAssembly(fs, metastore, workers, writers, null, identity, null).close();
             throw e;
         }
     }
@@ -213,6 +217,17 @@ public final class TaskAssembly implements AutoCloseable {
         log.info("Values are Avro framed by Confluent's serializer, passed through as they are; schemas from {}",
                 input.registryUrls());
         return new ConfluentAvroInput(registry::schemaById, config.tables().routeField());
+    }
+
+    private static MemoryBudget.Share joinMemoryBudget(BatchConfig batch, String instance) {
+        MemoryBudget budget = MemoryBudget.ofWorker();
+        MemoryBudget.Share share = budget.join(instance, batch.memoryBudgetBytes());
+        log.info("Batches of all hive-sink tasks in this worker may hold {} of its {} heap ({}={}{})",
+                MemoryBudget.mib(budget.limit()), MemoryBudget.mib(budget.maxHeapBytes()),
+                BatchConfig.MEMORY_BUDGET_BYTES, batch.memoryBudgetBytes(),
+                batch.memoryBudgetBytes() == 0 ? ": " + Math.round(100 * MemoryBudget.DEFAULT_HEAP_FRACTION)
+                        + "% of the max heap" : "; the smallest any task set holds");
+        return share;
     }
 
     private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {
@@ -246,6 +261,9 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     private void closeParts() {
+        if (memory != null) {
+            memory.close();
+        }
         if (metastore != null) {
             try {
                 metastore.close();

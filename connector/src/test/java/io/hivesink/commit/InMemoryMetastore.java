@@ -25,7 +25,7 @@ public final class InMemoryMetastore implements Metastore {
     public final Map<String, Table> tables = new HashMap<>();
     public final Map<String, Map<String, Partition>> partitions = new HashMap<>();
     final List<String> databases = new ArrayList<>();
-    int addPartitionCalls;
+    public int addPartitionCalls;
     public boolean failNextAddPartitions;
     /** The next conditional write (a task state's) fails as a metastore outage would, before it is made. */
     public boolean failNextConditionalWrite;

@@ -48,6 +48,32 @@ class HiveTablesTest {
     }
 
     @Test
+    void manyNewPartitionsAreRegisteredAHundredPerCallAndARetryAddsOnlyTheRest() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTable orders = tables.ensureTable("orders", V1, BY_DAY);
+        List<PartitionValues> days = new java.util.ArrayList<>();
+        for (int day = 0; day < 250; day++) {
+            days.add(new PartitionValues(List.of("dt"), List.of("d" + day)));
+        }
+        int before = metastore.addPartitionCalls;
+        assertEquals(250, tables.registerPartitions(orders, days));
+        assertEquals(3, metastore.addPartitionCalls - before, "100 + 100 + 50");
+        assertEquals(250, metastore.partitionNames("db", "orders").size());
+
+        List<PartitionValues> more = new java.util.ArrayList<>(days);
+        for (int day = 250; day < 400; day++) {
+            more.add(new PartitionValues(List.of("dt"), List.of("d" + day)));
+        }
+        metastore.failNextAddPartitions = true;
+        HiveTables restarted = new HiveTables(metastore, "db", "file:/w");
+        HiveTable again = restarted.ensureTable("orders", V1, BY_DAY);
+        assertThrows(MetastoreException.class, () -> restarted.registerPartitions(again, more));
+        assertEquals(150, restarted.registerPartitions(again, more), "only the 150 new ones");
+        assertEquals(400, metastore.partitionNames("db", "orders").size());
+    }
+
+    @Test
     void aCompatibleSchemaEvolvesTheTableAndItsPartitions() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         HiveTables tables = new HiveTables(metastore, "db", "file:/w");

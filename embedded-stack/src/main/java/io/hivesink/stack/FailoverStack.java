@@ -84,10 +84,16 @@ public final class FailoverStack implements AutoCloseable {
     /** As above, logging at {@code logLevel} (see {@link ConnectWorkerProcess#start}). */
     public ConnectWorkerProcess startWorker(ConnectRelease release, String cluster, Map<String, String> extraProps,
             Map<String, String> environment, String logLevel) throws IOException {
+        return startWorker(release, cluster, extraProps, environment, List.of(), logLevel);
+    }
+
+    /** As above, with extra JVM options (a heap size, a GC log), run in the worker's own directory. */
+    public ConnectWorkerProcess startWorker(ConnectRelease release, String cluster, Map<String, String> extraProps,
+            Map<String, String> environment, List<String> jvmOptions, String logLevel) throws IOException {
         workersStarted++;
         String name = "worker-" + workersStarted + "-" + cluster;
         return ConnectWorkerProcess.start(release, name, workDir.resolve(name), kafka.bootstrapServers(),
-                "hive-sink-" + cluster, pluginPath, extraProps, environment, List.of(), logLevel);
+                "hive-sink-" + cluster, pluginPath, extraProps, environment, jvmOptions, logLevel);
     }
 
     public EmbeddedKafkaCluster kafka() {

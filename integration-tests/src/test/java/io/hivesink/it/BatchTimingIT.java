@@ -3,7 +3,6 @@ package io.hivesink.it;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -14,13 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import io.hivesink.metastore.MetastoreSettings;
-import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
-import io.hivesink.stack.hive.MetastoreTableReader;
 
 /**
  * A batch is timed by the connector, not only by the worker's offset commits: on a stock worker that commits offsets
@@ -82,19 +78,9 @@ class BatchTimingIT {
     /** The ledger's records per batch of the table (none if nothing landed yet). */
     private Map<String, Long> recordsPerBatch(String table) {
         Map<String, Long> perBatch = new TreeMap<>();
-        String uri = stack.connectorConfig("x", DATABASE).get("hive.metastore.uris");
-        try (ThriftMetastore metastore = ThriftMetastore.connect(new MetastoreSettings(List.of(uri), false, "", ""))) {
-            if (metastore.getTable(DATABASE, "hive_sink_ledger").isEmpty()) {
-                return perBatch;
-            }
-            for (Map<String, Object> row : new MetastoreTableReader(metastore, stack.fileSystem())
-                    .rows(DATABASE, "hive_sink_ledger")) {
-                if (row.get("table_name").toString().equals(table)) {
-                    perBatch.merge(row.get("batch_id").toString(), (Long) row.get("record_count"), Long::sum);
-                }
-            }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        for (Map<String, Object> row : LedgerRows.of(stack.connectorConfig("x", DATABASE).get("hive.metastore.uris"),
+                stack::fileSystem, DATABASE, table)) {
+            perBatch.merge(row.get("batch_id").toString(), (Long) row.get("record_count"), Long::sum);
         }
         return perBatch;
     }

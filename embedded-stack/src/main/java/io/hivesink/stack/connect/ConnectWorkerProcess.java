@@ -129,6 +129,11 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         return name;
     }
 
+    /** Where the worker runs: its files, and anything it writes to a relative path (a GC log, say). */
+    public Path workDir() {
+        return workDir;
+    }
+
     public ConnectRest rest() {
         return rest;
     }

@@ -1,0 +1,153 @@
+package io.hivesink.task;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.batch.MemoryBudget;
+
+/**
+ * Keeps one task inside the worker's {@link MemoryBudget}: it tells the budget what the task's batches hold, says
+ * when the task should close its open batch early to give memory back, and otherwise pauses the task's partitions
+ * while the budget is full and resumes them once it has room. A task held back asks Connect to call it again soon
+ * ({@link #RECHECK_MS}), records or not, to look again; so does, less often, a task with an open batch
+ * ({@link #HOLDER_RECHECK_MS}): the task holding the most may have no more records coming, and only a call lets it
+ * see that the budget filled up and give its memory back.
+ */
+final class MemoryGate implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(MemoryGate.class);
+
+    /** How soon a task held back looks at the budget again. */
+    static final long RECHECK_MS = 250;
+    /** How soon a task holding an open batch looks at the budget again, records or not. */
+    static final long HOLDER_RECHECK_MS = 1_000;
+
+    private final MemoryBudget.Share share;
+    private final PartitionFlow flow;
+    private final LongSupplier clock;
+    private final String task;
+    /** Partitions this task paused and has not resumed yet (some may have moved away meanwhile). */
+    private final Set<TopicPartition> paused = new HashSet<>();
+    private long heldBackSinceMs = -1;
+    private long timesHeldBack;
+    private long earlyCloses;
+
+    MemoryGate(MemoryBudget.Share share, PartitionFlow flow, LongSupplier clock, String task) {
+        this.share = share;
+        this.flow = flow;
+        this.clock = clock;
+        this.task = task;
+    }
+
+    /** Tells the budget what the task's batches hold now. */
+    void holds(long heldBytes) {
+        share.hold(heldBytes);
+    }
+
+    /**
+     * Tells the budget what the task's batches hold now.
+     *
+     * @return true if the task should close its open batch now: the budget is full and this task holds the most, or
+     *     at least the average of what those that hold anything hold
+     */
+    boolean shouldRelease(long heldBytes) {
+        share.hold(heldBytes);
+        return heldBytes > 0 && share.shouldRelease();
+    }
+
+    /** Why the open batch closes early, for the log; counts the early close. */
+    String releaseReason() {
+        earlyCloses++;
+        return "the worker's hive-sink memory budget is full (" + share.budget().describe() + "; this task "
+                + MemoryBudget.mib(share.held()) + ")";
+    }
+
+    /**
+     * After a delivery: pauses the task's partitions while the budget is full, resumes them once it has room.
+     *
+     * @return how soon to look again (ms): soon while the task is held back, less soon while it holds memory; or -1
+     */
+    long settle() {
+        long lookAgain = holdsBack();
+        return lookAgain < 0 && share.held() > 0 ? HOLDER_RECHECK_MS : lookAgain;
+    }
+
+    private long holdsBack() {
+        if (heldBackSinceMs < 0) {
+            if (!share.full()) {
+                return -1;
+            }
+            heldBackSinceMs = clock.getAsLong();
+            timesHeldBack++;
+            Set<TopicPartition> assigned = flow.assignment();
+            pause(assigned);
+            log.info("Task {} holds back its partitions {}: the worker's hive-sink memory budget is full ({}), and "
+                    + "the tasks holding the most are committing their batches. It takes records again once the "
+                    + "budget is below {}% (memory.budget.bytes sets it)", task, assigned, share.budget().describe(),
+                    Math.round(100 * MemoryBudget.RESUME_BELOW));
+            return RECHECK_MS;
+        }
+        if (!share.hasRoom()) {
+            Set<TopicPartition> newlyAssigned = new HashSet<>(flow.assignment());
+            newlyAssigned.removeAll(paused);
+            pause(newlyAssigned);
+            return RECHECK_MS;
+        }
+        Set<TopicPartition> assigned = new HashSet<>(flow.assignment());
+        assigned.retainAll(paused);
+        flow.resume(assigned);
+        paused.removeAll(assigned);
+        log.info("Task {} takes records again after {} ms held back: the memory budget has room ({})", task,
+                clock.getAsLong() - heldBackSinceMs, share.budget().describe());
+        heldBackSinceMs = -1;
+        return -1;
+    }
+
+    /**
+     * Partitions were assigned: Connect pauses again any that this task paused before they moved away, so those are
+     * resumed, unless the task is held back now, in which case all of them are paused.
+     */
+    void opened(Collection<TopicPartition> partitions) {
+        if (heldBackSinceMs >= 0) {
+            pause(partitions);
+            return;
+        }
+        Set<TopicPartition> resumed = new HashSet<>(partitions);
+        resumed.retainAll(paused);
+        if (!resumed.isEmpty()) {
+            flow.resume(resumed);
+            paused.removeAll(resumed);
+        }
+    }
+
+    private void pause(Collection<TopicPartition> partitions) {
+        if (!partitions.isEmpty()) {
+            flow.pause(partitions);
+            paused.addAll(partitions);
+        }
+    }
+
+    boolean heldBack() {
+        return heldBackSinceMs >= 0;
+    }
+
+    long timesHeldBack() {
+        return timesHeldBack;
+    }
+
+    long earlyCloses() {
+        return earlyCloses;
+    }
+
+    /** Gives the task's share back: its batches hold nothing any more. */
+    @Override
+    public void close() {
+        share.close();
+    }
+}

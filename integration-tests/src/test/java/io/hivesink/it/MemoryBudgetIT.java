@@ -1,0 +1,340 @@
+package io.hivesink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.hivesink.input.ConfluentFrame;
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.connect.ConnectRelease;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
+import io.hivesink.stack.registry.RegistryStandIn;
+
+/**
+ * The worker-wide memory budget on a stock worker with a 1 GiB heap: four tasks of Wide300 records (the benchmark's
+ * 300 columns, about 2.4 KB a record) configured for batches of a million records, with more data than the budget
+ * holds, land every record once, closing batches early and holding tasks back instead of running out of memory; and
+ * one batch open on 1,000 Hive partitions at once. The worker logs its garbage collections: the heap left after each
+ * one is what the test measures against the budget.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
+class MemoryBudgetIT {
+
+    static final String DATABASE = "memory";
+    /** Records of the wide test: about 1.4 times the default budget of a 1 GiB heap. */
+    static final int WIDE_RECORDS = 240_000;
+    static final int WIDE_PARTITIONS = 4;
+    /**
+     * What the heap may hold beyond the budget after a collection: Connect's consumers, records on their way, a
+     * commit's buffers, and the chunks of committed batches that G1 has not collected yet (young collections leave
+     * the old generation's garbage in place).
+     */
+    static final long MARGIN_BYTES = 448L << 20;
+    private static final Pattern HEAP_AFTER_GC = Pattern.compile("GC\\(\\d+\\) Pause .* (\\d+)M->(\\d+)M\\((\\d+)M\\)");
+    private static final Pattern BUDGET_LINE = Pattern.compile("may hold ([0-9.]+) MiB of its ([0-9.]+) MiB heap");
+
+    private FailoverStack stack;
+    private RegistryStandIn registry;
+    private ConnectWorkerProcess worker;
+
+    @BeforeAll
+    void start(FailoverStack failover) throws IOException {
+        stack = failover;
+        registry = new RegistryStandIn().start();
+        worker = stack.startWorker(ConnectRelease.KAFKA_4_1, "memory",
+                // only the budget, the records and the interval close batches here, not the worker's offset commits
+                Map.of("offset.flush.interval.ms", "600000"), Map.of(),
+                List.of("-Xmx1g", "-Xlog:gc:file=gc.log"), "INFO");
+    }
+
+    @AfterAll
+    void stop() {
+        if (worker != null) {
+            worker.close();
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    @Test
+    void fourTasksOfWideRecordsConfiguredForMillionRecordBatchesLandEverythingInAOneGigabyteWorker()
+            throws Exception {
+        String topic = "memory.wide";
+        Schema schema = schema("/schemas/wide300.avsc");
+        int schemaId = registry.register(topic + "-value", schema.toString());
+        stack.kafka().createTopic(topic, WIDE_PARTITIONS);
+        long encodedBytes = produce(topic, WIDE_PARTITIONS, WIDE_RECORDS, wideDatums(schema, schemaId, 1_000));
+
+        int gcLinesBefore = gcLog().size();
+        long startedAt = System.nanoTime();
+        Map<String, String> config = confluentConnector("wide-memory", topic);
+        config.put("tasks.max", Integer.toString(WIDE_PARTITIONS));
+        worker.rest().putConnector("wide-memory", config);
+        awaitLanded("memory_wide", WIDE_RECORDS, Duration.ofMinutes(8));
+        long seconds = Duration.ofNanos(System.nanoTime() - startedAt).toSeconds();
+
+        assertExactlyOnce("memory_wide", topic, WIDE_PARTITIONS, WIDE_RECORDS);
+        long budget = budgetBytes();
+        List<String> log = worker.logLines();
+        long earlyCloses = log.stream().filter(l -> l.contains("Closing batch early")).count();
+        long holdBacks = log.stream().filter(l -> l.contains("holds back its partitions")).count();
+        long maxHeapAfterGc = maxHeapAfterGc(gcLinesBefore);
+        System.out.printf("MemoryBudgetIT: %,d Wide300 records (%,d MiB encoded) in %d s through 4 tasks at -Xmx1g; "
+                + "budget %,d MiB; %d batches closed early, %d hold-backs; heap after GC at most %,d MiB%n",
+                WIDE_RECORDS, encodedBytes >> 20, seconds, budget >> 20, earlyCloses, holdBacks,
+                maxHeapAfterGc >> 20);
+        assertTrue(earlyCloses > 0, "more data than the budget: batches closed early");
+        assertTrue(maxHeapAfterGc <= budget + MARGIN_BYTES, "heap after GC " + (maxHeapAfterGc >> 20)
+                + " MiB, budget " + (budget >> 20) + " MiB plus a margin of " + (MARGIN_BYTES >> 20) + " MiB");
+        assertNoOutOfMemory(log);
+        assertTasksRunning("wide-memory");
+    }
+
+    @Test
+    void oneBatchOpenOnAThousandHivePartitionsLandsInAOneGigabyteWorker() throws Exception {
+        String topic = "memory.targets";
+        Schema schema = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Reading\",\"fields\":["
+                + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"sensor\",\"type\":\"string\"},"
+                + "{\"name\":\"value\",\"type\":\"double\"}]}");
+        int schemaId = registry.register(topic + "-value", schema.toString());
+        stack.kafka().createTopic(topic, 1);
+        int records = 100_000;
+        List<byte[]> datums = new ArrayList<>();
+        for (long id = 0; id < 1_000; id++) {
+            GenericRecord reading = new GenericData.Record(schema);
+            reading.put("id", id);
+            reading.put("sensor", "s" + id);
+            reading.put("value", id * 0.5);
+            datums.add(ConfluentFrame.frame(schemaId, datum(schema, reading)));
+        }
+        produce(topic, 1, records, datums);
+
+        int gcLinesBefore = gcLog().size();
+        Map<String, String> config = confluentConnector("sensor-memory", topic);
+        config.put("partition.fields", "sensor");
+        config.put("batch.max.interval.ms", "60000");
+        worker.rest().putConnector("sensor-memory", config);
+        awaitLanded("memory_targets", records, Duration.ofMinutes(8));
+
+        assertExactlyOnce("memory_targets", topic, 1, records);
+        Map<String, Integer> partitionsPerBatch = new TreeMap<>();
+        for (Map<String, Object> row : ledgerRows("memory_targets")) {
+            partitionsPerBatch.merge(row.get("batch_id").toString(), 1, Integer::sum);
+        }
+        long maxHeapAfterGc = maxHeapAfterGc(gcLinesBefore);
+        System.out.printf("MemoryBudgetIT: %,d records into 1,000 Hive partitions; Hive partitions per batch %s; "
+                + "heap after GC at most %,d MiB%n", records, partitionsPerBatch.values(), maxHeapAfterGc >> 20);
+        assertTrue(partitionsPerBatch.containsValue(1_000), "one batch held all 1,000: " + partitionsPerBatch);
+        assertTrue(maxHeapAfterGc <= budgetBytes() + MARGIN_BYTES, "heap after GC " + (maxHeapAfterGc >> 20));
+        assertNoOutOfMemory(worker.logLines());
+        assertTasksRunning("sensor-memory");
+    }
+
+    private Map<String, String> confluentConnector(String name, String topic) {
+        Map<String, String> config = stack.connectorConfig(name, DATABASE);
+        config.put("topics", topic);
+        config.put("tasks.max", "1");
+        config.put("batch.max.records", "1000000");
+        config.put("batch.max.interval.ms", "20000");
+        config.put("input.format", "confluent-avro");
+        config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+        config.remove("value.converter.schemas.enable");
+        config.put("schema.registry.url", registry.url());
+        return config;
+    }
+
+    /** Produces {@code count} records round-robin over the partitions, cycling through the framed datums. */
+    private long produce(String topic, int partitions, int count, List<byte[]> datums) throws Exception {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        settings.put(ProducerConfig.ACKS_CONFIG, "all");
+        settings.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        settings.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(1 << 20));
+        long bytes = 0;
+        try (KafkaProducer<byte[], byte[]> producer = stack.kafka().createProducer(settings)) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                byte[] value = datums.get(i % datums.size());
+                bytes += value.length;
+                sent.add(producer.send(new ProducerRecord<>(topic, i % partitions, null, value)));
+            }
+            producer.flush();
+            for (Future<RecordMetadata> ack : sent) {
+                ack.get();
+            }
+        }
+        return bytes;
+    }
+
+    /** Distinct Wide300 records with values as the benchmark draws them, framed as Confluent's serializer does. */
+    private static List<byte[]> wideDatums(Schema schema, int schemaId, int count) throws IOException {
+        Random random = new Random(42);
+        List<byte[]> datums = new ArrayList<>(count);
+        for (int r = 0; r < count; r++) {
+            GenericRecord record = new GenericData.Record(schema);
+            for (Schema.Field field : schema.getFields()) {
+                Schema type = field.schema();
+                if (type.getType() == Schema.Type.UNION) {
+                    if (random.nextInt(5) == 0) {
+                        continue;
+                    }
+                    type = type.getTypes().get(1);
+                }
+                record.put(field.pos(), switch (type.getType()) {
+                    case LONG -> random.nextLong() % 10_000_000_000L;
+                    case DOUBLE -> random.nextDouble() * 1_000;
+                    case STRING -> token(random);
+                    default -> throw new IllegalStateException("Wide300 has no " + type);
+                });
+            }
+            datums.add(ConfluentFrame.frame(schemaId, datum(schema, record)));
+        }
+        return datums;
+    }
+
+    private static String token(Random random) {
+        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        StringBuilder token = new StringBuilder();
+        for (int c = 4 + random.nextInt(13); c > 0; c--) {
+            token.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return token.toString();
+    }
+
+    private static byte[] datum(Schema schema, GenericRecord record) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(schema).write(record, encoder);
+        encoder.flush();
+        return out.toByteArray();
+    }
+
+    private static Schema schema(String resource) throws IOException {
+        try (InputStream in = MemoryBudgetIT.class.getResourceAsStream(resource)) {
+            return new Schema.Parser().parse(in);
+        }
+    }
+
+    private void awaitLanded(String table, long records, Duration timeout) throws InterruptedException {
+        EmbeddedStack.await(records + " records in " + table, timeout, () -> {
+            assertTrue(worker.isAlive(), "the worker died; its log ends with:\n" + worker.logTail());
+            return ledgerRows(table).stream().mapToLong(row -> (Long) row.get("record_count")).sum() >= records;
+        });
+    }
+
+    /**
+     * The ledger says each Kafka partition's offsets landed once: per batch, the stretch its rows cover (rows of one
+     * batch in several Hive partitions share it), and the batches' stretches back to back from 0 to the end.
+     */
+    private void assertExactlyOnce(String table, String topic, int partitions, long records) {
+        Map<Integer, Map<String, long[]>> batchStretches = new TreeMap<>();
+        long total = 0;
+        for (Map<String, Object> row : ledgerRows(table)) {
+            total += (Long) row.get("record_count");
+            for (Object offsets : (List<?>) row.get("kafka_offsets")) {
+                GenericRecord o = (GenericRecord) offsets;
+                assertEquals(topic, o.get("topic").toString());
+                long first = (Long) o.get("first_offset");
+                long last = (Long) o.get("last_offset");
+                batchStretches.computeIfAbsent((Integer) o.get("kafka_partition"), p -> new HashMap<>())
+                        .merge(row.get("batch_id").toString(), new long[] {first, last},
+                                (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+            }
+        }
+        assertEquals(records, total, "records in the ledger");
+        assertEquals(partitions, batchStretches.size());
+        batchStretches.forEach((partition, byBatch) -> {
+            List<long[]> stretches = new ArrayList<>(byBatch.values());
+            stretches.sort((a, b) -> Long.compare(a[0], b[0]));
+            long next = 0;
+            for (long[] stretch : stretches) {
+                assertEquals(next, stretch[0], "partition " + partition + ": batches follow on, no gap or overlap");
+                next = stretch[1] + 1;
+            }
+            assertEquals(records / partitions, next, "partition " + partition + " landed to its end");
+        });
+    }
+
+    private List<Map<String, Object>> ledgerRows(String table) {
+        return LedgerRows.of(stack.connectorConfig("x", DATABASE).get("hive.metastore.uris"), stack::fileSystem,
+                DATABASE, table);
+    }
+
+    /** The budget the tasks logged when they joined it. */
+    private long budgetBytes() {
+        for (String line : worker.logLines()) {
+            Matcher m = BUDGET_LINE.matcher(line);
+            if (m.find()) {
+                return (long) (Double.parseDouble(m.group(1)) * (1 << 20));
+            }
+        }
+        throw new AssertionError("no task logged the memory budget");
+    }
+
+    private List<String> gcLog() throws IOException {
+        Path log = worker.workDir().resolve("gc.log");
+        return Files.exists(log) ? Files.readAllLines(log) : List.of();
+    }
+
+    /** The most the heap held right after a collection, from the worker's GC log since line {@code from}. */
+    private long maxHeapAfterGc(int from) throws IOException {
+        List<String> lines = gcLog();
+        long max = 0;
+        for (String line : lines.subList(Math.min(from, lines.size()), lines.size())) {
+            Matcher m = HEAP_AFTER_GC.matcher(line);
+            if (m.find()) {
+                max = Math.max(max, Long.parseLong(m.group(2)) << 20);
+            }
+        }
+        assertTrue(max > 0, "the GC log has collections");
+        return max;
+    }
+
+    private static void assertNoOutOfMemory(List<String> log) {
+        assertFalse(log.stream().anyMatch(l -> l.contains("OutOfMemoryError")), "no OutOfMemoryError in the log");
+    }
+
+    private void assertTasksRunning(String connector) throws Exception {
+        var status = worker.rest().status(connector);
+        for (var task : status.path("tasks")) {
+            assertEquals("RUNNING", task.path("state").asText(), task.toString());
+        }
+    }
+}
