@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
@@ -28,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -38,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.hivesink.batch.MemoryBudget;
 import io.hivesink.commit.InMemoryMetastore;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreUnreachableException;
 
 /**
@@ -195,6 +200,52 @@ class HiveSinkTaskTest {
             strict.put(List.of(new SinkRecord(P1.topic(), P1.partition(), null, null, null, null, 0)));
             strict.preCommit(Map.of(P1, new OffsetAndMetadata(1)));
         }, "errors.tolerance=none (the default) fails the task");
+    }
+
+    @Test
+    void partitionsAssignedWhileTheMetastoreIsDownWaitPausedAndAreClaimedWhenItIsBack() throws IOException {
+        AtomicBoolean down = new AtomicBoolean();
+        Metastore flaky = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    if (down.get() && !method.getName().equals("close")) {
+                        throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
+                    }
+                    try {
+                        return method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        AtomicLong now = new AtomicLong(1_000_000);
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = new HiveSinkTask(settings -> flaky, now::get);
+        task.initialize(context);
+        task.start(props(0, Map.of("batch.max.records", "2", "hive.metastore.start.wait.ms", "60000")));
+        started.add(task);
+        task.open(context.assign(P0));
+        task.put(records(P0, 0, 3));
+        task.close(List.of(P0)); // a rebalance: the open batch [2] is committed while the task owns P0
+
+        down.set(true); // the metastore goes away; P0 comes back in the same rebalance
+        task.open(List.of(P0));
+        assertEquals(List.of(Set.of(P0)), context.pauses, "P0 waits, paused, instead of failing the task");
+        task.put(records(P0, 3, 5)); // fetched before the pause took effect: not taken
+        assertEquals(1_000L, context.timeouts.get(context.timeouts.size() - 1), "Connect calls again in a second");
+
+        down.set(false);
+        now.addAndGet(1_000);
+        task.put(List.of()); // the next try: claimed, read again from the committed offset
+        assertEquals(Map.of(P0, 3L), context.rewinds.get(context.rewinds.size() - 1));
+        assertEquals(List.of(Set.of(P0)), context.resumes);
+        task.put(records(P0, 3, 5));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), landedIds(), "once each");
+
+        down.set(true); // and an outage that outlasts hive.metastore.start.wait.ms fails the task, naming the key
+        task.open(List.of(P1));
+        now.addAndGet(61_000);
+        ConnectException failed = assertThrows(ConnectException.class, () -> task.put(List.of()));
+        assertTrue(failed.getMessage().contains("hive.metastore.start.wait.ms"), failed.getMessage());
+        down.set(false);
     }
 
     @Test

@@ -26,7 +26,8 @@ import io.hivesink.metastore.MetastoreException;
 final class PartitionClaims {
 
     private static final Logger log = LoggerFactory.getLogger(PartitionClaims.class);
-    private static final int CLAIM_ATTEMPTS = 8;
+    /** Tries before a claim is put off (about 1.4 s): the task tries again later, its partitions paused. */
+    private static final int CLAIM_ATTEMPTS = 4;
 
     private final StateTables states;
     private final Ledger ledger;
@@ -52,10 +53,11 @@ final class PartitionClaims {
     }
 
     /**
-     * Claims the partitions. A metastore or FileSystem failure that may pass is retried with backoff (about 15 s in
-     * all) before it fails the task: a rebalance should not kill a task because the metastore blinked.
+     * Claims the partitions. A metastore or FileSystem failure that may pass is retried a few times with backoff:
+     * a rebalance should not wait long, nor kill a task, because the metastore blinked.
      *
      * @return the committed offsets to resume from; partitions without any are absent
+     * @throws ClaimNotPossibleYetException if the failure lasted: nothing is claimed, try again later
      */
     Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
         long backoffMs = firstBackoffMs;
@@ -64,8 +66,8 @@ final class PartitionClaims {
                 return claimOnce(partitions);
             } catch (RetriableException e) {
                 if (attempt == CLAIM_ATTEMPTS) {
-                    throw new ConnectException("Task " + run.task() + " of " + run.connector() + " could not claim "
-                            + partitions + " in " + attempt + " attempts: " + e.getMessage(), e);
+                    throw new ClaimNotPossibleYetException("Task " + run.task() + " of " + run.connector()
+                            + " could not claim " + partitions + " in " + attempt + " attempts: " + e.getMessage(), e);
                 }
                 log.warn("Claiming {} failed (attempt {} of {}); retrying in {} ms: {}", partitions, attempt,
                         CLAIM_ATTEMPTS, backoffMs, e.getMessage());

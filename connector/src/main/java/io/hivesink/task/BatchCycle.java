@@ -21,6 +21,7 @@ import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
 import io.hivesink.batch.MemoryBudget;
 import io.hivesink.commit.BatchOutOfSequenceException;
+import io.hivesink.commit.ClaimNotPossibleYetException;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.TaskFencedException;
@@ -59,19 +60,27 @@ public final class BatchCycle {
     private final Consumer<Map<TopicPartition, Long>> rewinder;
     /** Asks Connect to call the task again within this many milliseconds, records or not. */
     private final LongConsumer nextCallWithin;
-    /** Partitions rewound during this delivery: its remaining records of them are stale, so they are skipped. */
-    private final Set<TopicPartition> rewoundInDelivery = new HashSet<>();
+    private final PartitionPauses pauses;
+    /**
+     * Partitions whose records in this delivery are not taken: rewound during it (its remaining records of them are
+     * stale), or not claimed yet.
+     */
+    private final Set<TopicPartition> skippedInDelivery = new HashSet<>();
     /** Keeps the task's batches inside the worker's memory budget. */
     private final MemoryGate memory;
+    /** Partitions assigned while they could not be claimed: claimed on later calls. */
+    private final PostponedClaims postponed;
     /** The open batch's encoded bytes when the budget was last told: it is told again when they change. */
     private long bytesTold = -1;
 
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
-            RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity,
-            Consumer<Map<TopicPartition, Long>> rewinder, LongConsumer nextCallWithin, MemoryGate memory) {
+            RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity, ConsumerControl consumer,
+            MemoryGate memory, PostponedClaims postponed) {
         this.memory = memory;
-        this.rewinder = rewinder;
-        this.nextCallWithin = nextCallWithin;
+        this.postponed = postponed;
+        this.rewinder = consumer.rewinder();
+        this.nextCallWithin = consumer.nextCallWithin();
+        this.pauses = consumer.pauses();
         this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
@@ -83,7 +92,8 @@ public final class BatchCycle {
     /**
      * Takes ownership of newly assigned partitions (see {@link ExactlyOnceCommitter#claim}) and resumes them in the
      * buffer at their committed offsets. A held batch is dropped, with the open one: the claim may have rolled it
-     * forward, and the partitions it shares with the claim are read again anyway.
+     * forward, and the partitions it shares with the claim are read again anyway. If the partitions cannot be claimed
+     * for now (the metastore is down), they are paused and claimed on a later call ({@link PostponedClaims}).
      *
      * @return where to resume each partition that has committed offsets: the metastore's word, not Kafka's
      */
@@ -93,15 +103,49 @@ public final class BatchCycle {
     }
 
     private Map<TopicPartition, Long> claimAsTask(Collection<TopicPartition> partitions) {
-        Map<TopicPartition, Long> committed = committer.claim(partitions);
+        pauses.opened(partitions);
+        Map<TopicPartition, Long> committed;
+        try {
+            committed = committer.claim(partitions);
+        } catch (ClaimNotPossibleYetException e) {
+            buffer.forget(partitions);
+            postponed.postpone(partitions, e);
+            memory.opened(partitions);
+            return Map.of();
+        }
+        claimed(partitions, committed);
+        memory.opened(partitions);
+        return committed;
+    }
+
+    private void claimed(Collection<TopicPartition> partitions, Map<TopicPartition, Long> committed) {
         buffer.forget(partitions);
         buffer.resumeAt(committed);
         if (pending != null) {
             dropUncommitted("partitions " + partitions + " were assigned while batch " + pending.id()
                     + " waited to be committed again", partitions);
         }
-        memory.opened(partitions);
-        return committed;
+    }
+
+    /** Claims the partitions whose claim was put off, once its next try is due. */
+    private void claimPostponedIfDue() {
+        if (!postponed.due()) {
+            return;
+        }
+        Set<TopicPartition> partitions = postponed.partitions();
+        Map<TopicPartition, Long> committed;
+        try {
+            committed = committer.claim(partitions);
+        } catch (ClaimNotPossibleYetException e) {
+            postponed.failedAgain(e);
+            return;
+        }
+        claimed(partitions, committed);
+        if (!committed.isEmpty()) {
+            rewinder.accept(committed);
+            skippedInDelivery.addAll(committed.keySet());
+        }
+        postponed.claimed();
     }
 
     /** Takes records into the open batch, committing it when the flush policy says so. */
@@ -111,12 +155,14 @@ public final class BatchCycle {
     }
 
     private void takeAsTask(Collection<SinkRecord> records) {
-        rewoundInDelivery.clear();
+        skippedInDelivery.clear();
         try {
+            skippedInDelivery.addAll(postponed.partitions());
+            claimPostponedIfDue();
             commitPending();
             for (SinkRecord record : records) {
-                if (!rewoundInDelivery.isEmpty()
-                        && rewoundInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
+                if (!skippedInDelivery.isEmpty()
+                        && skippedInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
                     continue;
                 }
                 buffer.add(record, clock.getAsLong());
@@ -128,11 +174,8 @@ public final class BatchCycle {
             buffer.submitPending(); // encode what came in while the consumer fetches more
             flushIfDue(); // the interval also elapses while no records arrive
             releaseMemoryIfDue(); // others may have filled the budget meanwhile
-            long recheckInMs = memory.settle();
-            long dueInMs = flushPolicy.msUntilDue(buffer, clock.getAsLong());
-            if (recheckInMs >= 0 && (dueInMs < 0 || recheckInMs < dueInMs)) {
-                dueInMs = recheckInMs;
-            }
+            long dueInMs = soonest(soonest(memory.settle(), flushPolicy.msUntilDue(buffer, clock.getAsLong())),
+                    postponed.msUntilNextTry());
             if (dueInMs >= 0) {
                 nextCallWithin.accept(Math.max(1, dueInMs));
             }
@@ -148,6 +191,11 @@ public final class BatchCycle {
         if (reason != null) {
             flush(reason);
         }
+    }
+
+    /** The sooner of two delays, where -1 is none. */
+    private static long soonest(long a, long b) {
+        return a < 0 ? b : b < 0 ? a : Math.min(a, b);
     }
 
     private void releaseMemoryIfDue() {
@@ -227,7 +275,7 @@ public final class BatchCycle {
                 rewind.keySet(), rewind);
         if (!rewind.isEmpty()) {
             buffer.resumeAt(rewind);
-            rewoundInDelivery.addAll(rewind.keySet());
+            skippedInDelivery.addAll(rewind.keySet());
             rewinder.accept(rewind);
         }
     }
@@ -288,5 +336,7 @@ public final class BatchCycle {
             dropUncommitted("the task stopped committing", partitions);
         }
         buffer.forget(partitions);
+        postponed.closed(partitions);
+        pauses.closed(partitions);
     }
 }

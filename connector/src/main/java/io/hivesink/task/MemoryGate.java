@@ -29,18 +29,16 @@ final class MemoryGate implements AutoCloseable {
     static final long HOLDER_RECHECK_MS = 1_000;
 
     private final MemoryBudget.Share share;
-    private final PartitionFlow flow;
+    private final PartitionPauses pauses;
     private final LongSupplier clock;
     private final String task;
-    /** Partitions this task paused and has not resumed yet (some may have moved away meanwhile). */
-    private final Set<TopicPartition> paused = new HashSet<>();
     private long heldBackSinceMs = -1;
     private long timesHeldBack;
     private long earlyCloses;
 
-    MemoryGate(MemoryBudget.Share share, PartitionFlow flow, LongSupplier clock, String task) {
+    MemoryGate(MemoryBudget.Share share, PartitionPauses pauses, LongSupplier clock, String task) {
         this.share = share;
-        this.flow = flow;
+        this.pauses = pauses;
         this.clock = clock;
         this.task = task;
     }
@@ -85,8 +83,8 @@ final class MemoryGate implements AutoCloseable {
             }
             heldBackSinceMs = clock.getAsLong();
             timesHeldBack++;
-            Set<TopicPartition> assigned = flow.assignment();
-            pause(assigned);
+            Set<TopicPartition> assigned = pauses.assignment();
+            pauses.pause(PartitionPauses.Reason.MEMORY, assigned);
             log.info("Task {} holds back its partitions {}: the worker's hive-sink memory budget is full ({}), and "
                     + "the tasks holding the most are committing their batches. It takes records again once the "
                     + "budget is below {}% (memory.budget.bytes sets it)", task, assigned, share.budget().describe(),
@@ -94,42 +92,22 @@ final class MemoryGate implements AutoCloseable {
             return RECHECK_MS;
         }
         if (!share.hasRoom()) {
-            Set<TopicPartition> newlyAssigned = new HashSet<>(flow.assignment());
-            newlyAssigned.removeAll(paused);
-            pause(newlyAssigned);
+            Set<TopicPartition> newlyAssigned = new HashSet<>(pauses.assignment());
+            newlyAssigned.removeAll(pauses.pausedFor(PartitionPauses.Reason.MEMORY));
+            pauses.pause(PartitionPauses.Reason.MEMORY, newlyAssigned);
             return RECHECK_MS;
         }
-        Set<TopicPartition> assigned = new HashSet<>(flow.assignment());
-        assigned.retainAll(paused);
-        flow.resume(assigned);
-        paused.removeAll(assigned);
+        pauses.resume(PartitionPauses.Reason.MEMORY, pauses.pausedFor(PartitionPauses.Reason.MEMORY));
         log.info("Task {} takes records again after {} ms held back: the memory budget has room ({})", task,
                 clock.getAsLong() - heldBackSinceMs, share.budget().describe());
         heldBackSinceMs = -1;
         return -1;
     }
 
-    /**
-     * Partitions were assigned: Connect pauses again any that this task paused before they moved away, so those are
-     * resumed, unless the task is held back now, in which case all of them are paused.
-     */
+    /** Partitions were assigned: while the task is held back, they are paused too. */
     void opened(Collection<TopicPartition> partitions) {
         if (heldBackSinceMs >= 0) {
-            pause(partitions);
-            return;
-        }
-        Set<TopicPartition> resumed = new HashSet<>(partitions);
-        resumed.retainAll(paused);
-        if (!resumed.isEmpty()) {
-            flow.resume(resumed);
-            paused.removeAll(resumed);
-        }
-    }
-
-    private void pause(Collection<TopicPartition> partitions) {
-        if (!partitions.isEmpty()) {
-            flow.pause(partitions);
-            paused.addAll(partitions);
+            pauses.pause(PartitionPauses.Reason.MEMORY, partitions);
         }
     }
 

@@ -151,6 +151,7 @@ public final class TaskAssembly implements AutoCloseable {
         Metastore metastore = null;
         ExecutorService workers = null;
         TableWriters writers = null;
+        MemoryGate memory = null;
         try {
             String warehouseUri = fs.makeQualified(new Path(storage.warehouseDir())).toString();
             Path connectorStaging = new Path(fs.makeQualified(new Path(storage.stagingDir())), connectorTableName);
@@ -190,17 +191,17 @@ public final class TaskAssembly implements AutoCloseable {
                     (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
             BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
                     instance, workers, 2 * threads + 2, rejected != null);
-            MemoryGate memory = new MemoryGate(joinMemoryBudget(config.batch(), instance),
-                    PartitionFlow.of(context), clock, instance);
-            BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer,
-                    rejected, clock, identity, context::offset,
-                    context::timeout, memory);
+            PartitionPauses pauses = new PartitionPauses(PartitionFlow.of(context));
+            memory = new MemoryGate(joinMemoryBudget(config.batch(), instance), pauses, clock, instance);
+            BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer, rejected, clock,
+                    identity, new ConsumerControl(context::offset, context::timeout, pauses), memory,
+                    new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()));
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                     connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),
                     metastoreConfig.uris());
             return new TaskAssembly(fs, metastore, workers, writers, cycle, identity, memory);
         } catch (RuntimeException | Error e) {
-            new TaskAssembly(fs, metastore, workers, writers, null, identity, null).close();
+            new TaskAssembly(fs, metastore, workers, writers, null, identity, memory).close();
             throw e;
         }
     }

@@ -1,0 +1,15 @@
+package io.hivesink.task;
+
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What the task asks of Connect's consumer, through its context: read partitions again from given offsets (before
+ * the next delivery), call the task again within some milliseconds (records or not), pause and resume partitions.
+ */
+record ConsumerControl(Consumer<Map<TopicPartition, Long>> rewinder, LongConsumer nextCallWithin,
+        PartitionPauses pauses) {
+}
