@@ -280,6 +280,19 @@ class HiveSinkTaskTest {
     }
 
     @Test
+    void aCommitThatFailsAtConnectsOffsetCommitIsHeldNotThrown() throws IOException {
+        HiveSinkTask task = start(0, new RecordingContext(), 10);
+        task.open(List.of(P0));
+        task.put(records(P0, 0, 2));
+        metastore.failNextAddPartitions = true;
+        assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))),
+                "nothing is committed yet, and nothing thrown (Connect would log an error and rewind the consumer)");
+        task.put(List.of()); // the held batch is committed before anything else
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
+        assertEquals(List.of(0L, 1L), landedIds());
+    }
+
+    @Test
     void aFencedTaskStopsAndNeverCommitsAgain() throws IOException {
         HiveSinkTask zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0));

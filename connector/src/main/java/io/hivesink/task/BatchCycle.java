@@ -12,6 +12,7 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -293,11 +294,17 @@ public final class BatchCycle {
     private Map<TopicPartition, OffsetAndMetadata> offsetsToCommitAsTask(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         if (!stopped) {
-            commitPending();
-            // Connect commits to Kafka what this returns, then closes partitions: a batch committed only at the
-            // close would not reach Kafka's group offsets, and the next owner's rewind would hide it from Connect
-            if (!buffer.isEmpty()) {
-                flush("offset commit");
+            try {
+                commitPending();
+                // Connect commits to Kafka what this returns, then closes partitions: a batch committed only at the
+                // close would not reach Kafka's group offsets, and the next owner's rewind would hide it from Connect
+                if (!buffer.isEmpty()) {
+                    flush("offset commit");
+                }
+            } catch (RetriableException e) {
+                // thrown, it would make Connect log an error and rewind the consumer; the batch is held instead
+                log.warn("Batch {} could not be committed at Connect's offset commit; it is held and committed on "
+                        + "the next call: {}", pending == null ? "(none)" : pending.id(), e.getMessage());
             }
         }
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();

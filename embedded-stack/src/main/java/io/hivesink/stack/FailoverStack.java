@@ -108,6 +108,16 @@ public final class FailoverStack implements AutoCloseable {
         return dfs.getURI().toString();
     }
 
+    /** HDFS, to restart its NameNode or stop DataNodes (an outage). */
+    public MiniDFSCluster dfs() {
+        return dfs;
+    }
+
+    /** The metastore child, to stop and restart it (an outage). */
+    public MetastoreProcess metastore() {
+        return metastore;
+    }
+
     public HiveSql hive() {
         return hive.join();
     }

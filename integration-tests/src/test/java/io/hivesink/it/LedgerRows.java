@@ -1,11 +1,16 @@
 package io.hivesink.it;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
+import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.fs.FileSystem;
 
 import io.hivesink.metastore.MetastoreSettings;
@@ -42,6 +47,40 @@ final class LedgerRows {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The ledger says each offset of the topic landed once: per Kafka partition, the stretches of the batches (rows
+     * of one batch in several Hive partitions share one) follow on from 0 with no gap or overlap, and they hold
+     * {@code records} in all, as the rows' counts do.
+     */
+    static void assertEachOffsetOnce(List<Map<String, Object>> rows, String topic, long records) {
+        Map<Integer, Map<String, long[]>> batchStretches = new TreeMap<>();
+        long total = 0;
+        for (Map<String, Object> row : rows) {
+            total += (Long) row.get("record_count");
+            for (Object offsets : (List<?>) row.get("kafka_offsets")) {
+                GenericRecord o = (GenericRecord) offsets;
+                assertEquals(topic, o.get("topic").toString());
+                batchStretches.computeIfAbsent((Integer) o.get("kafka_partition"), p -> new HashMap<>())
+                        .merge(row.get("batch_id").toString(),
+                                new long[] {(Long) o.get("first_offset"), (Long) o.get("last_offset")},
+                                (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+            }
+        }
+        assertEquals(records, total, "records in the ledger");
+        long offsets = 0;
+        for (Map.Entry<Integer, Map<String, long[]>> partition : batchStretches.entrySet()) {
+            List<long[]> stretches = new ArrayList<>(partition.getValue().values());
+            stretches.sort((a, b) -> Long.compare(a[0], b[0]));
+            long next = 0;
+            for (long[] stretch : stretches) {
+                assertEquals(next, stretch[0], "partition " + partition.getKey() + ": no gap or overlap");
+                next = stretch[1] + 1;
+            }
+            offsets += next;
+        }
+        assertEquals(records, offsets, "offsets covered, per partition from 0 to its end");
     }
 
     interface FileSystemSource {

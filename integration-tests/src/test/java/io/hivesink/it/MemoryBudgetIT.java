@@ -109,7 +109,7 @@ class MemoryBudgetIT {
         awaitLanded("memory_wide", WIDE_RECORDS, Duration.ofMinutes(8));
         long seconds = Duration.ofNanos(System.nanoTime() - startedAt).toSeconds();
 
-        assertExactlyOnce("memory_wide", topic, WIDE_PARTITIONS, WIDE_RECORDS);
+        LedgerRows.assertEachOffsetOnce(ledgerRows("memory_wide"), topic, WIDE_RECORDS);
         long budget = budgetBytes();
         List<String> log = worker.logLines();
         long earlyCloses = log.stream().filter(l -> l.contains("Closing batch early")).count();
@@ -152,7 +152,7 @@ class MemoryBudgetIT {
         worker.rest().putConnector("sensor-memory", config);
         awaitLanded("memory_targets", records, Duration.ofMinutes(8));
 
-        assertExactlyOnce("memory_targets", topic, 1, records);
+        LedgerRows.assertEachOffsetOnce(ledgerRows("memory_targets"), topic, records);
         Map<String, Integer> partitionsPerBatch = new TreeMap<>();
         for (Map<String, Object> row : ledgerRows("memory_targets")) {
             partitionsPerBatch.merge(row.get("batch_id").toString(), 1, Integer::sum);
@@ -256,39 +256,6 @@ class MemoryBudgetIT {
         EmbeddedStack.await(records + " records in " + table, timeout, () -> {
             assertTrue(worker.isAlive(), "the worker died; its log ends with:\n" + worker.logTail());
             return ledgerRows(table).stream().mapToLong(row -> (Long) row.get("record_count")).sum() >= records;
-        });
-    }
-
-    /**
-     * The ledger says each Kafka partition's offsets landed once: per batch, the stretch its rows cover (rows of one
-     * batch in several Hive partitions share it), and the batches' stretches back to back from 0 to the end.
-     */
-    private void assertExactlyOnce(String table, String topic, int partitions, long records) {
-        Map<Integer, Map<String, long[]>> batchStretches = new TreeMap<>();
-        long total = 0;
-        for (Map<String, Object> row : ledgerRows(table)) {
-            total += (Long) row.get("record_count");
-            for (Object offsets : (List<?>) row.get("kafka_offsets")) {
-                GenericRecord o = (GenericRecord) offsets;
-                assertEquals(topic, o.get("topic").toString());
-                long first = (Long) o.get("first_offset");
-                long last = (Long) o.get("last_offset");
-                batchStretches.computeIfAbsent((Integer) o.get("kafka_partition"), p -> new HashMap<>())
-                        .merge(row.get("batch_id").toString(), new long[] {first, last},
-                                (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
-            }
-        }
-        assertEquals(records, total, "records in the ledger");
-        assertEquals(partitions, batchStretches.size());
-        batchStretches.forEach((partition, byBatch) -> {
-            List<long[]> stretches = new ArrayList<>(byBatch.values());
-            stretches.sort((a, b) -> Long.compare(a[0], b[0]));
-            long next = 0;
-            for (long[] stretch : stretches) {
-                assertEquals(next, stretch[0], "partition " + partition + ": batches follow on, no gap or overlap");
-                next = stretch[1] + 1;
-            }
-            assertEquals(records / partitions, next, "partition " + partition + " landed to its end");
         });
     }
 

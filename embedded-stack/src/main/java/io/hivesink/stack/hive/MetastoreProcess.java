@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
@@ -47,15 +48,21 @@ public final class MetastoreProcess implements AutoCloseable {
     public static final String KRB5_CONF = "hivesink.krb5Conf";
 
     private final MetastoreRelease release;
-    private final HiveChildJvm jvm;
+    /** Launches the child again on the same port and database (see {@link #restart}). */
+    private final Supplier<HiveChildJvm> launcher;
+    private final Duration startTimeout;
+    private volatile HiveChildJvm jvm;
     private final String uri;
     private final String warehouseDir;
     private final String externalWarehouseDir;
     private final Duration startupTime;
 
     private MetastoreProcess(MetastoreRelease release, HiveChildJvm jvm, String uri, String warehouseDir,
-            String externalWarehouseDir, Duration startupTime) {
+            String externalWarehouseDir, Duration startupTime, Supplier<HiveChildJvm> launcher,
+            Duration startTimeout) {
         this.release = release;
+        this.launcher = launcher;
+        this.startTimeout = startTimeout;
         this.jvm = jvm;
         this.uri = uri;
         this.warehouseDir = warehouseDir;
@@ -94,16 +101,14 @@ public final class MetastoreProcess implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             int port = freePort();
             long start = System.nanoTime();
-            HiveChildJvm jvm = release.legacy()
+            Supplier<HiveChildJvm> launcher = () -> release.legacy()
                     ? launchLegacy(release, dir, port, defaultFs, warehouse, external, extraConf, startTimeout)
                     : launch(dir, port, defaultFs, warehouse, external, extraConf, startTimeout);
+            HiveChildJvm jvm = launcher.get();
             try {
-                String uri = awaitReady(jvm, startTimeout.plusSeconds(15), "metastore " + release.version());
-                if (release.legacy()) {
-                    awaitAnswer(jvm, uri, startTimeout);
-                }
+                String uri = awaitUp(release, jvm, startTimeout);
                 return new MetastoreProcess(release, jvm, uri, warehouse, external,
-                        Duration.ofNanos(System.nanoTime() - start));
+                        Duration.ofNanos(System.nanoTime() - start), launcher, startTimeout);
             } catch (HiveChildException e) {
                 // someone else took the free port between our check and the child's bind: try another one
                 if (attempt >= 3 || !e.getMessage().contains("port " + port + " is not free")) {
@@ -111,6 +116,26 @@ public final class MetastoreProcess implements AutoCloseable {
                 }
             }
         }
+    }
+
+    private static String awaitUp(MetastoreRelease release, HiveChildJvm jvm, Duration startTimeout) {
+        String uri = awaitReady(jvm, startTimeout.plusSeconds(15), "metastore " + release.version());
+        if (release.legacy()) {
+            awaitAnswer(jvm, uri, startTimeout);
+        }
+        return uri;
+    }
+
+    /** Stops the metastore at once (its JVM killed), as a crash would: calls fail until {@link #restart}. */
+    public void kill() {
+        jvm.kill();
+    }
+
+    /** Starts the metastore again on its port and database after {@link #kill}: clients find it at the same URI. */
+    public void restart() {
+        HiveChildJvm again = launcher.get();
+        awaitUp(release, again, startTimeout);
+        jvm = again;
     }
 
     private static HiveChildJvm launch(Path dir, int port, String defaultFs, String warehouse, String external,
