@@ -16,8 +16,8 @@ import io.hivesink.task.TaskAssembly;
 /**
  * The task's lifecycle, as Connect drives it: {@code start} assembles the task ({@link TaskAssembly}), {@code open}
  * claims partitions and resumes them from the offsets committed in the metastore, {@code put} and
- * {@code preCommit} hand records and offset commits to the {@link BatchCycle}, {@code close} rewinds what an
- * unfinished batch held, {@code stop} closes everything.
+ * {@code preCommit} hand records and offset commits to the {@link BatchCycle}, {@code close} commits what the
+ * partitions hold, {@code stop} closes everything.
  */
 public class HiveSinkTask extends SinkTask {
 
@@ -53,10 +53,7 @@ public class HiveSinkTask extends SinkTask {
         if (partitions.isEmpty()) {
             return;
         }
-        Map<TopicPartition, Long> committed = cycle.claim(partitions);
-        if (!committed.isEmpty()) {
-            context.offset(committed);
-        }
+        cycle.claim(partitions);
     }
 
     @Override

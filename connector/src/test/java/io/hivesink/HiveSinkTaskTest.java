@@ -115,13 +115,85 @@ class HiveSinkTaskTest {
     }
 
     @Test
-    void reportsToKafkaOnlyWhatIsCommittedInTheMetastore() throws IOException {
+    void reportsToKafkaOnlyWhatIsCommittedInTheMetastoreAndAnOffsetCommitLeavesTheBatchOpen() throws IOException {
         HiveSinkTask task = start(0, new RecordingContext());
         task.open(List.of(P0));
         task.put(records(P0, 0, 3)); // two records make a batch; the third waits in the next
-        assertEquals(Map.of(P0, new OffsetAndMetadata(3)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
-                "the offset commit closes and commits the open batch first");
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
+                "the offset commit reports what is committed and leaves the open batch alone");
+        assertEquals(List.of(0L, 1L), landedIds());
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L), landedIds(), "closing the partition commits the open batch");
+    }
+
+    @Test
+    void aBatchCommittedAsItsPartitionClosedReachesKafkaThroughTheNextOwnerWithoutASeek() throws IOException {
+        RecordingContext first = new RecordingContext();
+        HiveSinkTask a = start(0, first, 10);
+        a.open(List.of(P0));
+        a.put(records(P0, 0, 3));
+        assertEquals(Map.of(), a.preCommit(Map.of(P0, new OffsetAndMetadata(3))), "nothing committed yet");
+        a.close(List.of(P0)); // Connect asked for offsets before the close: Kafka's group offset stays at 0
         assertEquals(List.of(0L, 1L, 2L), landedIds());
+
+        RecordingContext second = new RecordingContext();
+        HiveSinkTask b = start(1, second, 10);
+        b.open(List.of(P0));
+        assertEquals(List.of(), second.rewinds, "no seek: Connect would take 3 for Kafka's offset and never send it");
+        assertEquals(Map.of(P0, new OffsetAndMetadata(0)), b.preCommit(Map.of(P0, new OffsetAndMetadata(0))),
+                "an offset is reported only once the consumer has passed it");
+        b.put(records(P0, 0, 5)); // the consumer starts at Kafka's offset: 0 to 2 are skipped, 3 and 4 taken
+        assertEquals(Map.of(P0, new OffsetAndMetadata(3)), b.preCommit(Map.of(P0, new OffsetAndMetadata(5))),
+                "Kafka's group offset catches up with the batch committed at the close");
+        b.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), landedIds(), "once each");
+        assertEquals(List.of(), second.rewinds);
+    }
+
+    @Test
+    void aConsumerThatStartsAheadOfTheCommittedOffsetIsSoughtBack() throws IOException {
+        HiveSinkTask a = start(0, new RecordingContext(), 3);
+        a.open(List.of(P0, P1));
+        a.put(records(P0, 0, 3));
+        a.put(records(P1, 0, 3));
+        a.close(List.of(P0, P1));
+
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask b = start(1, context, 3);
+        b.open(context.assign(P0, P1));
+        b.put(records(P0, 5, 7)); // Kafka's offset of P0 is ahead of the metastore's (moved by hand, say)
+        assertEquals(List.of(Map.of(P0, 3L)), context.rewinds, "read again from the metastore's offset");
+        b.put(records(P0, 3, 6));
+        assertEquals(Map.of(P0, new OffsetAndMetadata(6)), b.preCommit(Map.of(P0, new OffsetAndMetadata(6))));
+
+        assertEquals(Map.of(P1, new OffsetAndMetadata(3)), b.preCommit(Map.of(P1, new OffsetAndMetadata(9))),
+                "no record of P1 came yet, but Connect's position is ahead too");
+        assertEquals(1, context.rewinds.size(), "the seek waits for the next delivery (P1 may be closing)");
+        b.put(List.of());
+        assertEquals(Map.of(P1, 3L), context.rewinds.get(1));
+        b.put(records(P1, 3, 6));
+        b.close(List.of(P0, P1));
+        assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 2L, 3L, 3L, 4L, 4L, 5L, 5L), landedIds(), "once each");
+    }
+
+    @Test
+    void aConsumerFarBehindTheCommittedOffsetIsSoughtForwardAndOneClosingIsNotSought() throws IOException {
+        HiveSinkTask a = start(0, new RecordingContext(), 2);
+        a.open(List.of(P0, P1));
+        a.put(records(P0, 0, 6));
+        a.put(records(P1, 0, 6));
+        a.close(List.of(P0, P1));
+
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask b = start(1, context, 2);
+        b.open(context.assign(P0, P1));
+        b.put(records(P0, 0, 2)); // Kafka's offsets expired: the consumer starts over, 6 behind, a batch is 2
+        assertEquals(List.of(Map.of(P0, 6L)), context.rewinds);
+
+        b.preCommit(Map.of(P1, new OffsetAndMetadata(8))); // ahead, found at the offset commit before P1 closes
+        b.close(List.of(P1));
+        b.put(List.of());
+        assertEquals(1, context.rewinds.size(), "a partition no longer assigned is not sought (it would fail)");
     }
 
     /** Records of about a kilobyte each, encoded. */
@@ -172,7 +244,8 @@ class HiveSinkTaskTest {
         assertTrue(contextA.pauses.isEmpty(), "A was never held back");
 
         b.put(kilobyteRecords(P1, 3, 4));
-        assertEquals(Map.of(P1, new OffsetAndMetadata(4)), b.preCommit(Map.of(P1, new OffsetAndMetadata(4))));
+        b.close(List.of(P1));
+        assertEquals(Map.of(), b.preCommit(Map.of()));
         assertEquals(12, landedIds().size(), "every record once");
         a.stop();
         b.stop();
@@ -198,8 +271,13 @@ class HiveSinkTaskTest {
         strict.open(List.of(P1));
         assertThrows(org.apache.kafka.connect.errors.DataException.class, () -> {
             strict.put(List.of(new SinkRecord(P1.topic(), P1.partition(), null, null, null, null, 0)));
-            strict.preCommit(Map.of(P1, new OffsetAndMetadata(1)));
+            putNothingUntil(strict, () -> false); // the encoder finds it; the next call reports it
         }, "errors.tolerance=none (the default) fails the task");
+        HiveSinkTask closing = start(2, new RecordingContext(), Map.of(), System::currentTimeMillis);
+        closing.open(List.of(P1));
+        closing.put(List.of(new SinkRecord(P1.topic(), P1.partition(), null, null, null, null, 0)));
+        assertThrows(org.apache.kafka.connect.errors.DataException.class, () -> closing.close(List.of(P1)),
+                "also when its partition closes first");
     }
 
     @Test
@@ -281,10 +359,11 @@ class HiveSinkTaskTest {
 
     @Test
     void aCommitThatFailsAtConnectsOffsetCommitIsHeldNotThrown() throws IOException {
-        HiveSinkTask task = start(0, new RecordingContext(), 10);
+        HiveSinkTask task = start(0, new RecordingContext());
         task.open(List.of(P0));
-        task.put(records(P0, 0, 2));
         metastore.failNextAddPartitions = true;
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        metastore.failNextAddPartitions = true; // still away when Connect commits offsets and the batch is tried
         assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))),
                 "nothing is committed yet, and nothing thrown (Connect would log an error and rewind the consumer)");
         task.put(List.of()); // the held batch is committed before anything else
@@ -364,9 +443,8 @@ class HiveSinkTaskTest {
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
         task.close(List.of(P0));
         task.open(List.of(P0));
-        assertEquals(Map.of(P0, 2L), context.rewinds.get(context.rewinds.size() - 1),
-                "the claim finished the batch and resumes after it");
-        task.put(records(P0, 2, 4));
+        task.put(records(P0, 0, 4)); // the claim finished the batch: 0 and 1 are skipped
+        assertEquals(List.of(), context.rewinds);
         assertEquals(Map.of(P0, new OffsetAndMetadata(4)), task.preCommit(Map.of(P0, new OffsetAndMetadata(4))));
         assertEquals(List.of(0L, 1L, 2L, 3L), landedIds(), "once each");
     }

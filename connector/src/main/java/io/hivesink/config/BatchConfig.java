@@ -31,9 +31,9 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
         def.define(BATCH_MAX_INTERVAL_MS, Type.LONG, 300_000L, ConfigDef.Range.between(100L, 24L * 3600 * 1000),
                 Importance.MEDIUM,
                 "A batch is written and committed at the latest this long after its first record arrived, "
-                        + "also when no more records come (the task asks Connect to call it by then). Each offset "
-                        + "commit of the worker (offset.flush.interval.ms, default 60 s) also ends the open batch: "
-                        + "raise it to get bigger batches.",
+                        + "also when no more records come (the task asks Connect to call it by then). The worker's "
+                        + "offset commits (offset.flush.interval.ms) do not end a batch: they report what the "
+                        + "metastore holds. A batch also ends when its partitions are closed (a rebalance, a stop).",
                 GROUP, ++order, Width.SHORT, "Batch interval");
         def.define(MEMORY_BUDGET_BYTES, Type.LONG, 0L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                 "The heap that the batches of all hive-sink tasks in one worker may hold together, whatever "

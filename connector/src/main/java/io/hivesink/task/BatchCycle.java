@@ -32,8 +32,8 @@ import io.hivesink.security.TaskIdentity;
  * One task's batches from records taken to batches committed: records go into the open batch, which closes when the
  * flush policy says so (records, bytes, interval: the task asks Connect to call it again before the interval is up,
  * records or not), when the worker's memory budget is full and this task holds the most ({@link MemoryGate}, which
- * otherwise holds the task back while the budget is full), when Connect commits offsets, or when its partitions
- * close, and goes to the committer. A batch
+ * otherwise holds the task back while the budget is full), or when its partitions close (not when Connect commits
+ * offsets: that reports what the metastore holds), and goes to the committer. A batch
  * whose commit failed with a retriable error is held and committed before anything else happens, unless its
  * partitions move first: then it
  * is dropped with the open batch and the partitions are read again from the offsets committed in the metastore (the
@@ -62,6 +62,8 @@ public final class BatchCycle {
     /** Asks Connect to call the task again within this many milliseconds, records or not. */
     private final LongConsumer nextCallWithin;
     private final PartitionPauses pauses;
+    /** Claimed partitions whose consumer's position is not checked against the committed offsets yet. */
+    private final ResumePoints resumes;
     /**
      * Partitions whose records in this delivery are not taken: rewound during it (its remaining records of them are
      * stale), or not claimed yet.
@@ -82,6 +84,7 @@ public final class BatchCycle {
         this.rewinder = consumer.rewinder();
         this.nextCallWithin = consumer.nextCallWithin();
         this.pauses = consumer.pauses();
+        this.resumes = consumer.resumes();
         this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
@@ -92,18 +95,18 @@ public final class BatchCycle {
 
     /**
      * Takes ownership of newly assigned partitions (see {@link ExactlyOnceCommitter#claim}) and resumes them in the
-     * buffer at their committed offsets. A held batch is dropped, with the open one: the claim may have rolled it
-     * forward, and the partitions it shares with the claim are read again anyway. If the partitions cannot be claimed
-     * for now (the metastore is down), they are paused and claimed on a later call ({@link PostponedClaims}).
-     *
-     * @return where to resume each partition that has committed offsets: the metastore's word, not Kafka's
+     * buffer at their committed offsets, the metastore's word, not Kafka's: what the consumer delivers below them is
+     * skipped, and a consumer that starts elsewhere is sought there ({@link ResumePoints}). A held batch is dropped,
+     * with the open one: the claim may have rolled it forward, and the partitions it shares with the claim are read
+     * again anyway. If the partitions cannot be claimed for now (the metastore is down), they are paused and claimed
+     * on a later call ({@link PostponedClaims}).
      */
-    public Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
+    public void claim(Collection<TopicPartition> partitions) {
         identity.renewIfDue();
-        return identity.call(() -> claimAsTask(partitions));
+        identity.run(() -> claimAsTask(partitions));
     }
 
-    private Map<TopicPartition, Long> claimAsTask(Collection<TopicPartition> partitions) {
+    private void claimAsTask(Collection<TopicPartition> partitions) {
         pauses.opened(partitions);
         Map<TopicPartition, Long> committed;
         try {
@@ -112,11 +115,11 @@ public final class BatchCycle {
             buffer.forget(partitions);
             postponed.postpone(partitions, e);
             memory.opened(partitions);
-            return Map.of();
+            return;
         }
         claimed(partitions, committed);
+        resumes.claimed(committed);
         memory.opened(partitions);
-        return committed;
     }
 
     private void claimed(Collection<TopicPartition> partitions, Map<TopicPartition, Long> committed) {
@@ -142,10 +145,8 @@ public final class BatchCycle {
             return;
         }
         claimed(partitions, committed);
-        if (!committed.isEmpty()) {
-            rewinder.accept(committed);
-            skippedInDelivery.addAll(committed.keySet());
-        }
+        // records of them were fetched and not taken while they waited: they are read again
+        seek(committed);
         postponed.claimed();
     }
 
@@ -159,12 +160,20 @@ public final class BatchCycle {
         skippedInDelivery.clear();
         try {
             skippedInDelivery.addAll(postponed.partitions());
+            seek(resumes.takeDueSeeks());
             claimPostponedIfDue();
             commitPending();
             for (SinkRecord record : records) {
                 if (!skippedInDelivery.isEmpty()
                         && skippedInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
                     continue;
+                }
+                if (!resumes.isEmpty()) {
+                    long seekTo = resumes.seekFor(record);
+                    if (seekTo >= 0) {
+                        seek(Map.of(new TopicPartition(record.topic(), record.kafkaPartition()), seekTo));
+                        continue;
+                    }
                 }
                 buffer.add(record, clock.getAsLong());
                 flushIfDue();
@@ -185,6 +194,19 @@ public final class BatchCycle {
             stopped = true;
             throw e;
         }
+    }
+
+    /**
+     * Has Connect read the partitions from these offsets before its next delivery; what is left of them in this
+     * delivery is stale and skipped.
+     */
+    private void seek(Map<TopicPartition, Long> offsets) {
+        if (offsets.isEmpty()) {
+            return;
+        }
+        resumes.forget(offsets.keySet());
+        skippedInDelivery.addAll(offsets.keySet());
+        rewinder.accept(offsets);
     }
 
     private void flushIfDue() {
@@ -274,16 +296,17 @@ public final class BatchCycle {
         memory.holds(heldBytes());
         log.info("Dropped {}the open batch ({} records) because {}; reading {} again from {}", dropped, open, why,
                 rewind.keySet(), rewind);
-        if (!rewind.isEmpty()) {
-            buffer.resumeAt(rewind);
-            skippedInDelivery.addAll(rewind.keySet());
-            rewinder.accept(rewind);
-        }
+        buffer.resumeAt(rewind);
+        seek(rewind);
     }
 
     /**
-     * Commits a held batch and the open one (unless the cycle stopped), then answers Connect's offset commit with the
-     * offsets committed in the metastore, for the partitions Connect asks about.
+     * Commits a held batch (unless the cycle stopped), then answers Connect's offset commit with the offsets committed
+     * in the metastore, for the partitions Connect asks about. The open batch stays open: batches are sized by the
+     * connector's limits, not by the worker's offset commits. An offset is reported only once the consumer has
+     * passed it (Connect refuses one ahead of its position, which happens while a claimed partition is read through
+     * to its committed offset); the positions also tell where partitions no record came from yet stand
+     * ({@link ResumePoints}).
      */
     public Map<TopicPartition, OffsetAndMetadata> offsetsToCommit(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
@@ -294,13 +317,9 @@ public final class BatchCycle {
     private Map<TopicPartition, OffsetAndMetadata> offsetsToCommitAsTask(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         if (!stopped) {
+            resumes.positionsReported(currentOffsets);
             try {
                 commitPending();
-                // Connect commits to Kafka what this returns, then closes partitions: a batch committed only at the
-                // close would not reach Kafka's group offsets, and the next owner's rewind would hide it from Connect
-                if (!buffer.isEmpty()) {
-                    flush("offset commit");
-                }
             } catch (RetriableException e) {
                 // thrown, it would make Connect log an error and rewind the consumer; the batch is held instead
                 log.warn("Batch {} could not be committed at Connect's offset commit; it is held and committed on "
@@ -309,12 +328,12 @@ public final class BatchCycle {
         }
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
         Map<TopicPartition, Long> committedOffsets = committer.committedOffsets();
-        for (TopicPartition tp : currentOffsets.keySet()) {
+        currentOffsets.forEach((tp, position) -> {
             Long committed = committedOffsets.get(tp);
             if (committed != null) {
-                safe.put(tp, new OffsetAndMetadata(committed));
+                safe.put(tp, new OffsetAndMetadata(Math.min(committed, position.offset())));
             }
-        }
+        });
         return safe;
     }
 
@@ -335,6 +354,9 @@ public final class BatchCycle {
                 if (!buffer.isEmpty()) {
                     flush("partitions closing");
                 }
+            } catch (DataException | TaskFencedException e) {
+                stopped = true; // a bad record (errors.tolerance=none) or fencing: the task stops, as in put
+                throw e;
             } catch (RuntimeException e) {
                 log.warn("Could not commit before partitions {} close: {}", partitions, e.getMessage());
                 dropUncommitted("its commit failed while partitions " + partitions + " closed", partitions);
@@ -343,6 +365,7 @@ public final class BatchCycle {
             dropUncommitted("the task stopped committing", partitions);
         }
         buffer.forget(partitions);
+        resumes.forget(partitions);
         postponed.closed(partitions);
         pauses.closed(partitions);
     }

@@ -7,9 +7,10 @@ import java.util.function.LongConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the task asks of Connect's consumer, through its context: read partitions again from given offsets (before
- * the next delivery), call the task again within some milliseconds (records or not), pause and resume partitions.
+ * What the task asks of Connect's consumer, through its context: read partitions from given offsets (before the next
+ * delivery), call the task again within some milliseconds (records or not), pause and resume partitions; and what it
+ * checks of it: where claimed partitions start ({@link ResumePoints}).
  */
 record ConsumerControl(Consumer<Map<TopicPartition, Long>> rewinder, LongConsumer nextCallWithin,
-        PartitionPauses pauses) {
+        PartitionPauses pauses, ResumePoints resumes) {
 }

@@ -194,7 +194,9 @@ public final class TaskAssembly implements AutoCloseable {
             PartitionPauses pauses = new PartitionPauses(PartitionFlow.of(context));
             memory = new MemoryGate(joinMemoryBudget(config.batch(), instance), pauses, clock, instance);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer, rejected, clock,
-                    identity, new ConsumerControl(context::offset, context::timeout, pauses), memory,
+                    identity, new ConsumerControl(context::offset, context::timeout, pauses,
+                            new ResumePoints(config.batch().maxRecords())),
+                    memory,
                     new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()));
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
                     connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),

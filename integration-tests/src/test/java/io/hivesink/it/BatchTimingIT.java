@@ -1,9 +1,13 @@
 package io.hivesink.it;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -13,14 +17,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.metastore.MetastoreSettings;
+import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
+import io.hivesink.stack.hive.MetastoreTableReader;
 
 /**
- * A batch is timed by the connector, not only by the worker's offset commits: on a stock worker that commits offsets
- * every ten minutes, a batch whose topic went quiet still lands when {@code batch.max.interval.ms} is up.
+ * Batches are sized and timed by the connector, not by the worker's offset commits: on a stock worker that commits
+ * offsets every half second, batches still fill to {@code batch.max.records}, and a large open batch lives until a
+ * rebalance closes its partitions, lands once, and reaches Kafka's group offsets through the partitions' next owners;
+ * on one that commits every ten minutes, a batch whose topic went quiet still lands when
+ * {@code batch.max.interval.ms} is up.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(StackExtension.class)
@@ -45,22 +55,91 @@ class BatchTimingIT {
     }
 
     @Test
+    void aWorkerThatCommitsOffsetsEveryHalfSecondStillGetsFullBatches() throws Exception {
+        String topic = "timing.full";
+        stack.kafka().createTopic(topic, 1);
+        SampleData.produce(producer, topic, SampleData.ORDER, 0, 3_000, SampleData::order);
+        try (ConnectWorkerProcess worker = stack.startWorker("short-flush",
+                Map.of("offset.flush.interval.ms", "500"), Map.of())) {
+            Map<String, String> config = connector("full-batches", topic, 1, 1_000, 600_000);
+            worker.rest().putConnector("full-batches", config);
+            stack.awaitCommittedToEnd("full-batches", Duration.ofMinutes(3), List.of(topic));
+        }
+        Map<String, Long> perBatch = recordsPerBatch("timing_full");
+        assertEquals(3, perBatch.size(), "three batches: " + perBatch);
+        assertTrue(perBatch.values().stream().allMatch(n -> n == 1_000L), "each of 1,000 records: " + perBatch);
+    }
+
+    @Test
+    void aRebalanceInTheMiddleOfALargeOpenBatchLandsItOnceAndKafkasOffsetsCatchUp() throws Exception {
+        String topic = "timing.rebalance";
+        int records = 4_000;
+        stack.kafka().createTopic(topic, 2);
+        SampleData.produce(producer, topic, SampleData.ORDER, 0, records, SampleData::order);
+        Map<String, String> workerProps = Map.of("offset.flush.interval.ms", "500");
+        try (ConnectWorkerProcess first = stack.startWorker("rebalance", workerProps, Map.of())) {
+            Map<String, String> config = connector("rebalance-batches", topic, 2, 1_000_000, 600_000);
+            first.rest().putConnector("rebalance-batches", config);
+            awaitRunning(first, "rebalance-batches", 2);
+            Thread.sleep(10_000); // the tasks take the records; Connect commits offsets twenty times meanwhile
+            assertEquals(Map.of(), recordsPerBatch("timing_rebalance"), "the open batches stay open");
+            try (ConnectWorkerProcess second = stack.startWorker("rebalance", workerProps, Map.of())) {
+                // a task moves to the new worker: every partition of the group is revoked (closing the batches
+                // while their tasks own them) and assigned again, and the next owners report what was committed
+                stack.awaitCommittedToEnd("rebalance-batches", Duration.ofMinutes(2), List.of(topic));
+                second.rest().status("rebalance-batches"); // still answering: nothing was torn down under us
+            }
+        }
+        List<Map<String, Object>> ledger = LedgerRows.of(stack.connectorConfig("x", DATABASE)
+                .get("hive.metastore.uris"), stack::fileSystem, DATABASE, "timing_rebalance");
+        LedgerRows.assertEachOffsetOnce(ledger, topic, records);
+        assertEquals(2, ledger.stream().map(row -> row.get("batch_id")).distinct().count(),
+                "one batch per task, closed by the rebalance: " + recordsPerBatch("timing_rebalance"));
+        Set<Long> ids = new HashSet<>();
+        List<Map<String, Object>> rows;
+        try (ThriftMetastore metastore = ThriftMetastore.connect(new MetastoreSettings(
+                List.of(stack.connectorConfig("x", DATABASE).get("hive.metastore.uris")), false, "", ""))) {
+            rows = new MetastoreTableReader(metastore, stack.fileSystem()).rows(DATABASE, "timing_rebalance");
+        }
+        rows.forEach(row -> ids.add((Long) row.get("id")));
+        assertEquals(records, rows.size(), "every record landed");
+        assertEquals(records, ids.size(), "none twice");
+    }
+
+    private Map<String, String> connector(String name, String topic, int tasks, long maxRecords, long intervalMs) {
+        Map<String, String> config = stack.connectorConfig(name, DATABASE);
+        config.put("topics", topic);
+        config.put("tasks.max", Integer.toString(tasks));
+        config.put("batch.max.records", Long.toString(maxRecords));
+        config.put("batch.max.interval.ms", Long.toString(intervalMs));
+        return config;
+    }
+
+    private static void awaitRunning(ConnectWorkerProcess worker, String connector, int tasks)
+            throws InterruptedException {
+        EmbeddedStack.await(tasks + " tasks to run", Duration.ofMinutes(2), () -> {
+            var status = EmbeddedStack.unchecked(() -> worker.rest().status(connector));
+            if (status == null || status.path("tasks").size() != tasks) {
+                return false;
+            }
+            for (var task : status.path("tasks")) {
+                if (!"RUNNING".equals(task.path("state").asText())) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    @Test
     void aWorkerThatCommitsOffsetsEveryTenMinutesStillLandsAQuietBatchWhenItsIntervalIsUp() throws Exception {
         String topic = "timing.quiet";
         stack.kafka().createTopic(topic, 1);
         try (ConnectWorkerProcess worker = stack.startWorker("long-flush",
                 Map.of("offset.flush.interval.ms", "600000"), Map.of())) {
-            Map<String, String> config = stack.connectorConfig("quiet-batches", DATABASE);
-            config.put("topics", topic);
-            config.put("tasks.max", "1");
-            config.put("batch.max.records", "1000000");
-            config.put("batch.max.interval.ms", "3000");
+            Map<String, String> config = connector("quiet-batches", topic, 1, 1_000_000, 3_000);
             worker.rest().putConnector("quiet-batches", config);
-            EmbeddedStack.await("the task to run", Duration.ofMinutes(2), () -> {
-                var status = EmbeddedStack.unchecked(() -> worker.rest().status("quiet-batches"));
-                return status != null && status.path("tasks").size() == 1
-                        && "RUNNING".equals(status.path("tasks").get(0).path("state").asText());
-            });
+            awaitRunning(worker, "quiet-batches", 1);
             Thread.sleep(3_000); // the consumer has joined and polls: the records below arrive in one delivery
             long producedAt = System.nanoTime();
             SampleData.produce(producer, topic, SampleData.ORDER, 0, 10, SampleData::order);
