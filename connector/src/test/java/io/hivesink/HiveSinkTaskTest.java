@@ -281,6 +281,23 @@ class HiveSinkTaskTest {
     }
 
     @Test
+    void tombstonesAreSkippedWithBehaviorOnNullValuesIgnoreAndTheirOffsetsCommitted() throws IOException {
+        HiveSinkTask task = start(0, new RecordingContext(),
+                Map.of("batch.max.records", "3", "behavior.on.null.values", "ignore"), System::currentTimeMillis);
+        task.open(List.of(P0));
+        List<SinkRecord> records = new ArrayList<>(records(P0, 0, 1));
+        records.add(new SinkRecord(P0.topic(), P0.partition(), null, null, null, null, 1));
+        records.addAll(records(P0, 2, 3));
+        records.add(new SinkRecord(P0.topic(), P0.partition(), null, null, null, null, 3));
+        records.add(new SinkRecord(P0.topic(), P0.partition(), null, null, null, null, 4));
+        records.add(new SinkRecord(P0.topic(), P0.partition(), null, null, null, null, 5));
+        task.put(records); // two batches of three: [0, null, 2] and three tombstones alone
+        assertEquals(List.of(0L, 2L), landedIds());
+        assertEquals(Map.of(P0, new OffsetAndMetadata(6)), task.preCommit(Map.of(P0, new OffsetAndMetadata(6))),
+                "a batch of tombstones only still moves the offsets past them");
+    }
+
+    @Test
     void partitionsAssignedWhileTheMetastoreIsDownWaitPausedAndAreClaimedWhenItIsBack() throws IOException {
         AtomicBoolean down = new AtomicBoolean();
         Metastore flaky = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),

@@ -65,13 +65,13 @@ public final class ConnectValueConverter {
                     (LogicalTypes.Decimal) avro.getLogicalType(), path));
         }
         if (org.apache.kafka.connect.data.Date.LOGICAL_NAME.equals(logical)) {
-            return LogicalValues.epochDays((java.util.Date) value);
+            return LogicalValues.epochDays((java.util.Date) value, path);
         }
         if (org.apache.kafka.connect.data.Time.LOGICAL_NAME.equals(logical)) {
             return LogicalValues.millisOfDay((java.util.Date) value);
         }
         if (org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME.equals(logical)) {
-            return ((java.util.Date) value).getTime();
+            return LogicalValues.epochMillis((java.util.Date) value, path);
         }
         switch (connect.type()) {
             case INT8:

@@ -1,9 +1,12 @@
 package io.hivesink.avro;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 
+import org.apache.avro.LogicalType;
+import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.kafka.connect.errors.DataException;
 
@@ -11,8 +14,10 @@ import org.apache.kafka.connect.errors.DataException;
  * Walks an Avro binary datum along its writer schema without building any value, to prove that the bytes are one
  * whole datum of that schema before they are appended to a container file unchanged: a truncated or padded datum, an
  * out-of-range union branch or enum symbol, a negative length would otherwise corrupt the block that holds it (and so
- * every record beside it). Compiled once per writer schema (recursive schemas included) into flat programs, one per
- * record type, that a loop runs with the position in a local variable; thread-safe.
+ * every record beside it). A decimal with more digits than its precision is refused too (Hive would read it as
+ * NULL), and so are a date or timestamp outside the years 0001 to 9999 (every query of the column would fail).
+ * Compiled once per writer schema (recursive schemas included) into flat programs, one per record type, that a loop
+ * runs with the position in a local variable; thread-safe.
  */
 public final class DatumScanner {
 
@@ -28,6 +33,8 @@ public final class DatumScanner {
     private static final int LENGTH = 7; // string, bytes
     private static final int ENUM = 8; // argument: symbol count
     private static final int UNION = 9; // argument: index in unions
+    private static final int DECIMAL = 10; // argument: index in decimals (bytes or fixed, with a precision)
+    private static final int INSTANT = 11; // argument: index in instants (a date or timestamp Hive must read)
 
     private final Program root;
 
@@ -49,9 +56,13 @@ public final class DatumScanner {
         int root = compiler.record(writer);
         Program[] programs = compiler.programs.toArray(new Program[0]);
         Program[][] unions = compiler.unions.toArray(new Program[0][]);
+        DecimalType[] decimals = compiler.decimals.toArray(new DecimalType[0]);
+        InstantType[] instants = compiler.instants.toArray(new InstantType[0]);
         for (Program program : programs) {
             program.programs = programs;
             program.unions = unions;
+            program.decimals = decimals;
+            program.instants = instants;
         }
         return new DatumScanner(programs[root]);
     }
@@ -101,7 +112,11 @@ public final class DatumScanner {
     private static final class Compiler {
         final List<Program> programs = new ArrayList<>();
         final List<Program[]> unions = new ArrayList<>();
+        final List<DecimalType> decimals = new ArrayList<>();
+        final List<InstantType> instants = new ArrayList<>();
         final IdentityHashMap<Schema, Integer> records = new IdentityHashMap<>();
+        /** The field being compiled, for the messages of decimals. */
+        String field = "";
 
         int record(Schema schema) {
             Integer known = records.get(schema);
@@ -114,7 +129,10 @@ public final class DatumScanner {
             List<Schema.Field> fields = schema.getFields();
             int[] ops = new int[2 * fields.size()];
             for (int i = 0; i < fields.size(); i++) {
+                String outer = field;
+                field = outer.isEmpty() ? fields.get(i).name() : outer + "." + fields.get(i).name();
                 op(fields.get(i).schema(), ops, 2 * i);
+                field = outer;
             }
             program.ops = ops;
             return index;
@@ -135,6 +153,22 @@ public final class DatumScanner {
         }
 
         void op(Schema schema, int[] ops, int at) {
+            LogicalType logical = schema.getLogicalType();
+            if (logical instanceof LogicalTypes.Decimal decimal
+                    && (schema.getType() == Schema.Type.BYTES || schema.getType() == Schema.Type.FIXED)) {
+                decimals.add(new DecimalType(field, decimal.getPrecision(), decimal.getScale(),
+                        schema.getType() == Schema.Type.FIXED ? schema.getFixedSize() : -1));
+                ops[at] = DECIMAL;
+                ops[at + 1] = decimals.size() - 1;
+                return;
+            }
+            InstantType instant = InstantType.of(field, logical);
+            if (instant != null) {
+                instants.add(instant);
+                ops[at] = INSTANT;
+                ops[at + 1] = instants.size() - 1;
+                return;
+            }
             int argument = 0;
             int op = switch (schema.getType()) {
                 case NULL -> NOTHING;
@@ -185,6 +219,65 @@ public final class DatumScanner {
         }
     }
 
+    /**
+     * A decimal's Avro type. Its unscaled value, two's-complement big-endian, fits {@code precision} digits for sure
+     * when it has at most {@code safeBytes} bytes; a longer one is compared with 10^precision.
+     */
+    private record DecimalType(String field, int precision, int scale, int fixedSize, int safeBytes,
+            BigInteger limit) {
+
+        DecimalType(String field, int precision, int scale, int fixedSize) {
+            // n bytes hold magnitudes below 2^(8n-1): safe while 8n-1 <= precision * log2(10)
+            this(field, precision, scale, fixedSize,
+                    (int) Math.floor((precision * (Math.log(10) / Math.log(2)) + 1) / 8),
+                    BigInteger.TEN.pow(precision));
+        }
+
+        /** Checks the {@code length} bytes of an unscaled value at {@code p}. */
+        void check(byte[] b, int p, int length) {
+            if (length <= safeBytes) {
+                return;
+            }
+            BigInteger unscaled = new BigInteger(b, p, length);
+            if (unscaled.abs().compareTo(limit) >= 0) {
+                throw new DataException("Decimal " + field + " = "
+                        + new java.math.BigDecimal(unscaled, scale).toPlainString() + " has more digits than its "
+                        + "type decimal(" + precision + "," + scale + ") allows, so Hive would read it as NULL. "
+                        + "Round or cap it upstream, or give it a larger precision for a new table: the connector does "
+                        + "not change a decimal column.");
+            }
+        }
+    }
+
+    /** A date or timestamp logical type, with the range of its values that Hive reads (years 0001 to 9999). */
+    private record InstantType(String field, String kind, long min, long max, long perMilli) {
+
+        static InstantType of(String field, LogicalType logical) {
+            if (logical == null) {
+                return null;
+            }
+            long min = LogicalValues.HIVE_MIN_MILLIS;
+            long max = LogicalValues.HIVE_MAX_MILLIS;
+            return switch (logical.getName()) {
+                case "date" -> new InstantType(field, "date", Math.floorDiv(min, 86_400_000L),
+                        Math.floorDiv(max, 86_400_000L), 0);
+                case "timestamp-millis", "local-timestamp-millis" -> new InstantType(field, logical.getName(), min,
+                        max, 1);
+                case "timestamp-micros", "local-timestamp-micros" -> new InstantType(field, logical.getName(),
+                        min * 1_000, max * 1_000 + 999, 1_000);
+                default -> null;
+            };
+        }
+
+        void check(long value) {
+            if (value < min || value > max) {
+                String shown = perMilli == 0 ? java.time.LocalDate.ofEpochDay(value).toString()
+                        : java.time.Instant.ofEpochMilli(Math.floorDiv(value, perMilli)).toString();
+                throw LogicalValues.outOfHiveRange(kind + " " + field + " = " + shown);
+            }
+        }
+    }
+
     /** Thrown without a stack trace when the bytes run out: the common failure, turned into one message. */
     // one stackless instance, thrown and caught inside the scanner's loop: it never leaves this class
     @SuppressWarnings("StaticAssignmentOfThrowable")
@@ -200,6 +293,8 @@ public final class DatumScanner {
         int[] ops;
         Program[] programs;
         Program[][] unions;
+        DecimalType[] decimals;
+        InstantType[] instants;
 
         /**
          * Walks one value of this program from {@code p}; returns the position after it. Each field's position
@@ -282,6 +377,12 @@ public final class DatumScanner {
                         }
                         p = branches[(int) index].run(b, p, end, null);
                     }
+                    case DECIMAL -> p = decimal(decimals[ops[i + 1]], b, p, end);
+                    case INSTANT -> {
+                        int[] at = {p};
+                        instants[ops[i + 1]].check(number(b, at, end));
+                        p = at[0];
+                    }
                     case RECORD -> p = programs[ops[i + 1]].run(b, p, end, null);
                     case ARRAY, MAP -> p = blocks(programs[ops[i + 1]], op == MAP, b, p, end);
                     default -> {
@@ -290,6 +391,29 @@ public final class DatumScanner {
                 }
             }
             return p;
+        }
+
+        /** A decimal's bytes (length-prefixed, or fixed), checked against its precision; the position after them. */
+        private static int decimal(DecimalType type, byte[] b, int p, int end) {
+            int length = type.fixedSize();
+            if (length < 0) {
+                int[] at = {p};
+                long declared = number(b, at, end);
+                p = at[0];
+                if (declared < 0) {
+                    throw negativeLength(p);
+                }
+                if (declared > end - p) {
+                    throw TruncatedException.INSTANCE;
+                }
+                length = (int) declared;
+            } else if (length > end - p) {
+                throw TruncatedException.INSTANCE;
+            }
+            if (length > 0) {
+                type.check(b, p, length);
+            }
+            return p + length;
         }
 
         private static DataException negativeLength(int at) {

@@ -190,13 +190,13 @@ public final class StructEncoder {
             };
         }
         if (org.apache.kafka.connect.data.Date.LOGICAL_NAME.equals(logical)) {
-            return (v, out) -> out.writeInt(LogicalValues.epochDays((java.util.Date) v));
+            return (v, out) -> out.writeInt(LogicalValues.epochDays((java.util.Date) v, path));
         }
         if (org.apache.kafka.connect.data.Time.LOGICAL_NAME.equals(logical)) {
             return (v, out) -> out.writeInt(LogicalValues.millisOfDay((java.util.Date) v));
         }
         if (org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME.equals(logical)) {
-            return (v, out) -> out.writeLong(((java.util.Date) v).getTime());
+            return (v, out) -> out.writeLong(LogicalValues.epochMillis((java.util.Date) v, path));
         }
         switch (connect.type()) {
             case INT8:

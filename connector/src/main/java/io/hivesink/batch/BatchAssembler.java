@@ -21,7 +21,7 @@ final class BatchAssembler {
      * @throws RuntimeException the first chunk's failure, if a chunk ended with one
      */
     static Batch assemble(String id, List<EncodedChunk> encoded, Map<TopicPartition, Long> fromOffsets,
-            Map<TopicPartition, Long> nextOffsets, long encodedBytes) {
+            Map<TopicPartition, Long> nextOffsets, long encodedBytes, long skipped) {
         for (EncodedChunk chunk : encoded) {
             if (chunk.failure != null) {
                 throw chunk.failure;
@@ -53,6 +53,6 @@ final class BatchAssembler {
         for (RecordGroup group : order) {
             groups.add(new RecordGroup(group.layout(), group.partition(), datums.get(group), stats.get(group)));
         }
-        return new Batch(id, groups, rejected, fromOffsets, nextOffsets, landed, encodedBytes);
+        return new Batch(id, groups, rejected, fromOffsets, nextOffsets, landed, encodedBytes, skipped);
     }
 }

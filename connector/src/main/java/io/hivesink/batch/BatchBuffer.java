@@ -39,6 +39,8 @@ public final class BatchBuffer {
     private String lastTable;
     private long batchSequence;
     private long records;
+    /** Records of the open batch skipped without an error (ignored tombstones). */
+    private long skipped;
     private long openedAtMs;
 
     /**
@@ -85,11 +87,17 @@ public final class BatchBuffer {
         if (offsets.isTaken(record)) {
             return false;
         }
+        if (input.skips(record)) {
+            // counted, so that a batch of nothing else still closes and commits the offsets past them
+            offsets.take(record);
+            opened(nowMs);
+            records++;
+            skipped++;
+            return true;
+        }
         RecordValue value = input.read(record);
         offsets.take(record);
-        if (records == 0) {
-            openedAtMs = nowMs;
-        }
+        opened(nowMs);
         String table = tableOf(record, value);
         pending.add(new TakenRecord(record, value, table));
         if (table != null) {
@@ -100,6 +108,12 @@ public final class BatchBuffer {
             submitPending();
         }
         return true;
+    }
+
+    private void opened(long nowMs) {
+        if (records == 0) {
+            openedAtMs = nowMs;
+        }
     }
 
     /** Starts encoding the records taken since the last chunk, and reports a bad record found by then. */
@@ -161,7 +175,7 @@ public final class BatchBuffer {
         List<EncodedChunk> encoded = chunks.awaitAll();
         try {
             Batch batch = BatchAssembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), encoded,
-                    offsets.fromOffsets(), offsets.nextOffsets(), chunks.encodedBytes());
+                    offsets.fromOffsets(), offsets.nextOffsets(), chunks.encodedBytes(), skipped);
             batchSequence++;
             return batch;
         } finally {
@@ -197,6 +211,7 @@ public final class BatchBuffer {
         pending = new ArrayList<>();
         offsets.endBatch();
         records = 0;
+        skipped = 0;
         tableCounts.clear();
     }
 }

@@ -97,7 +97,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         problems.putAll(kerberos.problems());
         problems.putAll(metastore.problems(kerberos));
         problems.putAll(tables.problems());
-        problems.putAll(input.problems(originals().get("value.converter")));
+        problems.putAll(input.problems(originals()));
         problems.putAll(TableSettings.problems(originalsStrings()));
         return problems;
     }

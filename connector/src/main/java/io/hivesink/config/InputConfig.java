@@ -21,12 +21,28 @@ import org.apache.kafka.common.config.types.Password;
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record InputConfig(boolean confluentAvro, List<String> registryUrls, Password registryBasicAuth,
-        String registryTruststoreLocation, Password registryTruststorePassword, Duration registryRequestTimeout,
-        int registryRetryAttempts, Duration registryRetryBackoff, Duration registryRetryBackoffMax) {
+public record InputConfig(boolean confluentAvro, NullValues nullValues, List<String> registryUrls,
+        Password registryBasicAuth, String registryTruststoreLocation, Password registryTruststorePassword,
+        Duration registryRequestTimeout, int registryRetryAttempts, Duration registryRetryBackoff,
+        Duration registryRetryBackoffMax) {
+
+    /** What becomes of a record whose value is null (a tombstone): {@value #BEHAVIOR_ON_NULL_VALUES}. */
+    public enum NullValues {
+        /** A bad record, under Connect's errors.* settings: by default the task stops at it. */
+        FAIL,
+        /** Skipped without an error; each batch's log says how many. */
+        IGNORE,
+        /** A bad record that the configuration guarantees reaches a dead-letter queue or the error log. */
+        DEAD_LETTER;
+
+        String value() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+    }
 
     public static final String GROUP = "Input";
     public static final String INPUT_FORMAT = "input.format";
+    public static final String BEHAVIOR_ON_NULL_VALUES = "behavior.on.null.values";
     public static final String SCHEMA_REGISTRY_URL = "schema.registry.url";
     public static final String SCHEMA_REGISTRY_BASIC_AUTH = "schema.registry.basic.auth.user.info";
     public static final String SCHEMA_REGISTRY_TRUSTSTORE_LOCATION = "schema.registry.ssl.truststore.location";
@@ -52,6 +68,19 @@ public record InputConfig(boolean confluentAvro, List<String> registryUrls, Pass
                         + " once per id and the datums are written into the files as they are, never decoded and "
                         + "encoded again (only the routing and partition fields are read).",
                 GROUP, ++order, Width.SHORT, "Input format");
+        def.define(BEHAVIOR_ON_NULL_VALUES, Type.STRING, NullValues.FAIL.value(),
+                ConfigDef.ValidString.in(NullValues.FAIL.value(), NullValues.IGNORE.value(),
+                        NullValues.DEAD_LETTER.value()), Importance.MEDIUM,
+                "What becomes of a record whose value is null (a tombstone, such as a compacted topic's delete): a "
+                        + "Hive table has no row for it. fail: a bad record like any other, under Connect's "
+                        + "errors.* settings: the task stops at it (errors.tolerance=none, the default), or it goes "
+                        + "to the dead-letter queue or error log (errors.tolerance=all), or, with neither, is "
+                        + "skipped and logged at WARN. ignore: skipped without an error; each batch's log line says "
+                        + "how many, and the offsets move past them. dead-letter: like fail, and the configuration "
+                        + "must send bad records to errors.deadletterqueue.topic.name or the error log "
+                        + "(errors.log.enable=true) with errors.tolerance=all, so that a tombstone never stops the "
+                        + "task and is never merely skipped.",
+                GROUP, ++order, Width.SHORT, "Null values (tombstones)");
         def.define(SCHEMA_REGISTRY_URL, Type.LIST, "", ConfigDef.LambdaValidator.with((name, value) -> {
             for (Object url : (List<?>) value) {
                 try {
@@ -98,6 +127,8 @@ public record InputConfig(boolean confluentAvro, List<String> registryUrls, Pass
 
     static InputConfig from(AbstractConfig config) {
         return new InputConfig(INPUT_CONFLUENT_AVRO.equals(config.getString(INPUT_FORMAT)),
+                NullValues.valueOf(config.getString(BEHAVIOR_ON_NULL_VALUES).toUpperCase(java.util.Locale.ROOT)
+                        .replace('-', '_')),
                 config.getList(SCHEMA_REGISTRY_URL).stream().map(String::trim).filter(u -> !u.isEmpty()).toList(),
                 config.getPassword(SCHEMA_REGISTRY_BASIC_AUTH),
                 config.getString(SCHEMA_REGISTRY_TRUSTSTORE_LOCATION).trim(),
@@ -109,12 +140,20 @@ public record InputConfig(boolean confluentAvro, List<String> registryUrls, Pass
     }
 
     /**
-     * Problems of the input format against the registry URLs and the worker's value converter: key to message.
+     * Problems of the input format against the registry URLs and the worker's value converter, and of the null-value
+     * behaviour against Connect's errors.* settings: key to message.
      *
-     * @param valueConverter the connector's {@code value.converter} (a class or its name), or null if not set
+     * @param connectorProps the connector's properties as given ({@code value.converter} may be a class)
      */
-    Map<String, String> problems(Object valueConverter) {
+    Map<String, String> problems(Map<String, ?> connectorProps) {
         Map<String, String> problems = new LinkedHashMap<>();
+        if (nullValues == NullValues.DEAD_LETTER) {
+            String deadLetterProblem = deadLetterProblem(connectorProps);
+            if (deadLetterProblem != null) {
+                problems.put(BEHAVIOR_ON_NULL_VALUES, deadLetterProblem);
+            }
+        }
+        Object valueConverter = connectorProps.get("value.converter");
         String converterName = valueConverter instanceof Class<?> type ? type.getName()
                 : valueConverter == null ? null : valueConverter.toString().trim();
         if (confluentAvro) {
@@ -134,6 +173,23 @@ public record InputConfig(boolean confluentAvro, List<String> registryUrls, Pass
                     + "=" + INPUT_CONFLUENT_AVRO + "; otherwise use a converter that gives Structs.");
         }
         return problems;
+    }
+
+    /** Why bad records would not reach a dead-letter queue or the error log, or null if they would. */
+    private static String deadLetterProblem(Map<String, ?> props) {
+        String tolerance = String.valueOf(props.get("errors.tolerance")).trim();
+        Object topic = props.get("errors.deadletterqueue.topic.name");
+        boolean deadLetterTopic = topic != null && !topic.toString().isBlank();
+        boolean errorLog = "true".equalsIgnoreCase(String.valueOf(props.get("errors.log.enable")).trim());
+        if (!"all".equalsIgnoreCase(tolerance)) {
+            return BEHAVIOR_ON_NULL_VALUES + "=dead-letter needs errors.tolerance=all: with errors.tolerance=none "
+                    + "Connect stops the task at the first record it reports.";
+        }
+        if (!deadLetterTopic && !errorLog) {
+            return BEHAVIOR_ON_NULL_VALUES + "=dead-letter needs somewhere to send tombstones: set "
+                    + "errors.deadletterqueue.topic.name, or errors.log.enable=true.";
+        }
+        return null;
     }
 
     private static void registryUrl(String url) {

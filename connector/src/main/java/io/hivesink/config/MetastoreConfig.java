@@ -79,10 +79,12 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
         def.define(METASTORE_START_WAIT_MS, Type.LONG, 300_000L, ConfigDef.Range.between(0L, 24L * 3600 * 1000),
                 Importance.LOW,
                 "How long a starting task waits for a metastore that does not answer (down, restarting, "
-                        + "unreachable) before it fails, trying again with growing pauses (up to 30 s) and logging "
-                        + "each try. Connect does not restart a failed task by itself, so a short outage during a "
-                        + "deployment or rebalance should not fail it. A metastore that answers but refuses the task "
-                        + "(SASL, TLS, release) fails it at once.",
+                        + "unreachable), or for HDFS that cannot be written (down, restarting, in safe mode), and "
+                        + "how long partitions assigned during such an outage wait to be claimed, before the task "
+                        + "fails; it tries again with growing pauses (up to 30 s) and logs each try. Connect does "
+                        + "not restart a failed task by itself, so a short outage during a deployment or rebalance "
+                        + "should not fail it. A service that answers but refuses the task (permissions, SASL, TLS, "
+                        + "release) fails it at once.",
                 GROUP, ++order, Width.SHORT, "Metastore start wait");
     }
 

@@ -41,6 +41,8 @@ public final class StagingArea {
      * Creates the staging directory, or finds it there, before anything else is written: a principal that may not
      * write the warehouse learns so when the task starts, in words that say who was refused where.
      *
+     * @throws StorageUnavailableException if HDFS cannot be written for now (down, restarting, in safe mode)
+     *
      * @param who the identity the task runs as, for the message
      */
     public void prepare(String who) {
@@ -52,8 +54,10 @@ public final class StagingArea {
                     + "and execute permission on warehouse.dir and staging.dir (and execute on their parents); "
                     + "grant it, or point warehouse.dir at a directory it owns.", e);
         } catch (IOException e) {
-            throw new ConnectException("Cannot create the staging directory " + root + " as " + who + ": "
-                    + e.getMessage() + ". Check fs.url, staging.dir and that HDFS is up.", e);
+            // down, restarting, in safe mode: the task waits for it (a refusal of permission is above)
+            throw new StorageUnavailableException("Cannot create the staging directory " + root + " as " + who
+                    + ": " + firstLine(e.getMessage()) + ". Check fs.url, staging.dir and that HDFS is up and out of "
+                    + "safe mode.", e);
         }
     }
 

@@ -36,8 +36,8 @@ public final class ConnectInput implements RecordInput {
 
     /** The error for a null value, whatever the input format. */
     public static DataException tombstone() {
-        return new DataException("the record has a null value (a tombstone). Tombstones cannot be stored in a "
-                + "Hive table; drop them before the sink, for example with the Filter transform and the "
-                + "RecordIsTombstone predicate.");
+        return new DataException("the record has a null value (a tombstone), which a Hive table has no row for. "
+                + "Set behavior.on.null.values=ignore to skip tombstones, or dead-letter to send them to the "
+                + "dead-letter queue.");
     }
 }

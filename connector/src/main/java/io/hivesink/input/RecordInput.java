@@ -33,6 +33,30 @@ public interface RecordInput {
         }
     }
 
+    /**
+     * Whether the record is skipped without an error: taken (its offset moves on with the batch's) but not stored.
+     * None is, unless tombstones are ignored ({@link #ignoringTombstones}).
+     */
+    default boolean skips(SinkRecord record) {
+        return false;
+    }
+
+    /** This input, skipping records whose value is null ({@code behavior.on.null.values=ignore}). */
+    default RecordInput ignoringTombstones() {
+        RecordInput input = this;
+        return new RecordInput() {
+            @Override
+            public RecordValue valueOf(SinkRecord record) {
+                return input.valueOf(record);
+            }
+
+            @Override
+            public boolean skips(SinkRecord record) {
+                return record.value() == null;
+            }
+        };
+    }
+
     /** How errors name a record: "Record topic=T partition=P offset=O". */
     static String describe(SinkRecord record) {
         return "Record topic=" + record.topic() + " partition=" + record.kafkaPartition() + " offset="

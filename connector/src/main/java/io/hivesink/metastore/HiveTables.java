@@ -82,7 +82,13 @@ public final class HiveTables {
     public synchronized HiveTable ensureTable(String name, Schema recordSchema, PartitionSpec partitionSpec) {
         HiveTable cached = known.get(name);
         if (cached != null && cached.admits(recordSchema)) {
+            checkPartitionTypes(cached, partitionSpec);
             return cached;
+        }
+        String unqueryable = HiveTypes.unqueryable(recordSchema);
+        if (unqueryable != null) {
+            throw new DataException("Table " + database + "." + name + " cannot hold the record: " + unqueryable
+                    + ". Flatten the records upstream (a Flatten transform), or send them to another sink.");
         }
         ensureDatabase();
         TableOptions options = optionsFor.apply(name);
@@ -98,6 +104,7 @@ public final class HiveTables {
             if (outcome instanceof SchemaEvolution.AlreadyReadable) {
                 HiveTable admitted = cached != null && cached.avroSchema().equals(tableSchema) ? cached
                         : wrap(table, tableSchema);
+                checkPartitionTypes(admitted, partitionSpec);
                 admitted.admit(recordSchema);
                 known.put(name, admitted);
                 return admitted;
@@ -121,6 +128,16 @@ public final class HiveTables {
             log.info("Evolved table {}.{} for new records: {}; its partitions follow (cascade)", database, name,
                     String.join("; ", evolve.changes()));
             // read back: another task may have changed the table at the same time
+        }
+    }
+
+    /** A record whose partition values the table's partition columns cannot hold is a bad record. */
+    private void checkPartitionTypes(HiveTable table, PartitionSpec records) {
+        String mismatch = table.partitionSpec().mismatchWith(records);
+        if (mismatch != null) {
+            throw new DataException("Table " + database + "." + table.name() + " cannot hold the record: "
+                    + mismatch + ", which Hive would read as NULL. Give the partition field the column's type "
+                    + "upstream (a Cast transform), or route such records to another table.");
         }
     }
 

@@ -251,6 +251,10 @@ public final class BatchCycle {
         }
         pending = batch;
         log.debug("Closing batch {} ({} records) on {}", pending.id(), pending.records(), reason);
+        if (batch.skipped() > 0) {
+            log.info("Batch {} skips {} record(s) with a null value (behavior.on.null.values=ignore)", batch.id(),
+                    batch.skipped());
+        }
         commitPending();
     }
 

@@ -15,6 +15,14 @@ import io.hivesink.config.TableSettings;
  */
 final class TableWriters implements AutoCloseable {
 
+    /**
+     * What every file tells Hive's AvroSerDe (3.1.3 and later) about its dates and timestamps: they are proleptic
+     * Gregorian, as Avro specifies (without this Hive takes them for the hybrid Julian calendar and moves dates
+     * before 1582 by days), and timestamps are shown as UTC (without it, in the reading server's time zone).
+     */
+    static final Map<String, String> HIVE_READER_METADATA = Map.of("writer.proleptic", "true",
+            "writer.time.zone", "UTC");
+
     private final TableSettings settings;
     private final ExecutorService pool;
     private final int threads;
@@ -33,7 +41,8 @@ final class TableWriters implements AutoCloseable {
         String codec = config.codecName();
         int level = config.codecLevel();
         return byCodec.computeIfAbsent(codec + ":" + level,
-                key -> new ParallelContainerWriter(pool, threads, codec, level, syncIntervalBytes));
+                key -> new ParallelContainerWriter(pool, threads, codec, level, syncIntervalBytes,
+                        HIVE_READER_METADATA));
     }
 
     @Override

@@ -37,6 +37,7 @@ import io.hivesink.config.TableSettings;
 import io.hivesink.config.TablesConfig;
 import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.fs.StagingArea;
+import io.hivesink.fs.StorageUnavailableException;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConnectInput;
 import io.hivesink.input.RecordInput;
@@ -112,30 +113,9 @@ public final class TaskAssembly implements AutoCloseable {
      * 30 s, each try logged): Connect does not restart a task whose start failed.
      */
     static Metastore connectWaiting(MetastoreFactory metastores, long waitMs, MetastoreSettings settings) {
-        long deadline = System.nanoTime() + waitMs * 1_000_000;
-        long pauseMs = 1_000;
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return metastores.connect(settings);
-            } catch (MetastoreUnreachableException e) {
-                long leftMs = (deadline - System.nanoTime()) / 1_000_000;
-                if (leftMs <= 0) {
-                    throw new MetastoreUnreachableException(e.getMessage() + " The task waited "
-                            + (waitMs / 1000) + " s for it (" + MetastoreConfig.METASTORE_START_WAIT_MS + ").", e);
-                }
-                long sleepMs = Math.min(pauseMs, leftMs);
-                log.warn("No metastore answers yet (try {}); the task waits {} ms and tries again, for up to {} ms "
-                        + "more ({}): {}", attempt, sleepMs, leftMs, MetastoreConfig.METASTORE_START_WAIT_MS,
-                        e.getMessage());
-                try {
-                    Thread.sleep(sleepMs);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new ConnectException("Interrupted while waiting for the metastore", interrupted);
-                }
-                pauseMs = Math.min(pauseMs * 2, 30_000);
-            }
-        }
+        return StartWait.until("No metastore answers yet", waitMs, MetastoreUnreachableException.class,
+                () -> metastores.connect(settings), (e, waited) -> new MetastoreUnreachableException(e.getMessage()
+                        + waited, e));
     }
 
     /** Builds the parts, as the task's identity. */
@@ -156,7 +136,11 @@ public final class TaskAssembly implements AutoCloseable {
             String warehouseUri = fs.makeQualified(new Path(storage.warehouseDir())).toString();
             Path connectorStaging = new Path(fs.makeQualified(new Path(storage.stagingDir())), connectorTableName);
             StagingArea staging = new StagingArea(fs, new Path(connectorStaging, "task-" + taskId));
-            staging.prepare(identity.describe());
+            long startWaitMs = config.metastore().startWaitMs();
+            StartWait.until("HDFS cannot be written yet", startWaitMs, StorageUnavailableException.class, () -> {
+                staging.prepare(identity.describe());
+                return null;
+            }, (e, waited) -> new ConnectException(e.getMessage() + waited, e));
 
             MetastoreConfig metastoreConfig = config.metastore();
             metastore = connectWaiting(metastores, metastoreConfig.startWaitMs(), new MetastoreSettings(
@@ -209,6 +193,17 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
+        InputConfig input = config.input();
+        RecordInput values = valueInput(config);
+        if (input.nullValues() == InputConfig.NullValues.IGNORE) {
+            log.info("Records with a null value (tombstones) are skipped ({}=ignore)",
+                    InputConfig.BEHAVIOR_ON_NULL_VALUES);
+            return values.ignoringTombstones();
+        }
+        return values;
+    }
+
+    private static RecordInput valueInput(HiveSinkConfig config) {
         InputConfig input = config.input();
         if (!input.confluentAvro()) {
             return ConnectInput.INSTANCE;

@@ -223,7 +223,35 @@ class AvroRoundTripTest {
         DataException e = assertThrows(DataException.class,
                 () -> StructEncoder.compile(ALL_TYPES, avro).encode(tooBig, new ByteSink(64)));
         assertTrue(e.getMessage().contains("money"), e.getMessage());
-        assertTrue(e.getMessage().contains("precision 9"), e.getMessage());
+        assertTrue(e.getMessage().contains("decimal(9,3) allows, so Hive would read it as NULL"), e.getMessage());
+    }
+
+    @Test
+    void timestampsAndDatesOutsideTheYearsHiveReadsAreRejectedAndTheEdgesLand() {
+        org.apache.kafka.connect.data.Schema schema = org.apache.kafka.connect.data.SchemaBuilder.struct()
+                .name("When").field("at", org.apache.kafka.connect.data.Timestamp.SCHEMA)
+                .field("on", org.apache.kafka.connect.data.Date.SCHEMA).build();
+        Schema avro = ConnectSchemaMapper.toAvro(schema, "ns", "when", Set.of());
+        StructEncoder encoder = StructEncoder.compile(schema, avro);
+        long first = -62_135_596_800_000L; // 0001-01-01
+        long last = 253_402_300_799_999L; // 9999-12-31T23:59:59.999
+        long lastDay = 253_402_214_400_000L; // 9999-12-31
+        encoder.encode(when(schema, first, first), new ByteSink(64));
+        encoder.encode(when(schema, last, lastDay), new ByteSink(64));
+        encoder.encode(when(schema, -1_000_000_000_000L, -86_400_000L), new ByteSink(64)); // 1938, 1969
+        DataException late = assertThrows(DataException.class,
+                () -> encoder.encode(when(schema, last + 1, lastDay), new ByteSink(64)));
+        assertTrue(late.getMessage().contains("Timestamp at = +10000-01-01T00:00:00Z is outside the years 0001 to "
+                + "9999 that Hive reads"), late.getMessage());
+        DataException early = assertThrows(DataException.class,
+                () -> encoder.encode(when(schema, first, first - 86_400_000L), new ByteSink(64)));
+        assertTrue(early.getMessage().contains("Date on = 0000-12-31T00:00:00Z"), early.getMessage());
+        assertThrows(DataException.class,
+                () -> ConnectValueConverter.convertRecord(when(schema, last + 1, lastDay), avro));
+    }
+
+    private static Struct when(org.apache.kafka.connect.data.Schema schema, long at, long on) {
+        return new Struct(schema).put("at", new java.util.Date(at)).put("on", new java.util.Date(on));
     }
 
     @Test

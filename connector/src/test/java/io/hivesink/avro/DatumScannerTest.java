@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +84,7 @@ class DatumScannerTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         BinaryEncoder encoder = blocking ? EncoderFactory.get().blockingBinaryEncoder(out, null)
                 : EncoderFactory.get().binaryEncoder(out, null);
-        new GenericDatumWriter<GenericRecord>(TREE).write(record, encoder);
+        new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
         encoder.flush();
         return out.toByteArray();
     }
@@ -130,5 +132,78 @@ class DatumScannerTest {
         DataException notRecord = assertThrows(DataException.class,
                 () -> DatumScanner.of(Schema.create(Schema.Type.STRING)));
         assertTrue(notRecord.getMessage().contains("not a record"), notRecord.getMessage());
+    }
+
+    static final Schema PRICES = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Price\",\"fields\":["
+            + "{\"name\":\"amount\",\"type\":{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":5,"
+            + "\"scale\":2}},"
+            + "{\"name\":\"wide\",\"type\":{\"type\":\"fixed\",\"name\":\"Wide\",\"size\":16,"
+            + "\"logicalType\":\"decimal\",\"precision\":38,\"scale\":0}}]}");
+
+    /** A Price datum: the unscaled values as the decimal bytes and the 16-byte fixed (sign-extended). */
+    static byte[] price(long amountUnscaled, BigInteger wideUnscaled) throws IOException {
+        GenericRecord record = new GenericData.Record(PRICES);
+        record.put("amount", ByteBuffer.wrap(BigInteger.valueOf(amountUnscaled).toByteArray()));
+        byte[] wide = wideUnscaled.toByteArray();
+        byte[] fixed = new byte[16];
+        Arrays.fill(fixed, wideUnscaled.signum() < 0 ? (byte) -1 : 0);
+        System.arraycopy(wide, 0, fixed, 16 - wide.length, wide.length);
+        record.put("wide", new GenericData.Fixed(PRICES.getField("wide").schema(), fixed));
+        return encode(record, false);
+    }
+
+    @Test
+    void aDecimalWithMoreDigitsThanItsPrecisionIsRefusedSinceHiveWouldReadNull() throws IOException {
+        DatumScanner scanner = DatumScanner.of(PRICES);
+        BigInteger max38 = BigInteger.TEN.pow(38).subtract(BigInteger.ONE);
+        for (long amount : new long[] {0, 99_999, -99_999, 12_345}) {
+            byte[] datum = price(amount, max38);
+            scanner.scan(datum, 0, datum.length, null); // 999.99 and -999.99 fit decimal(5,2)
+            byte[] negative = price(amount, max38.negate());
+            scanner.scan(negative, 0, negative.length, null);
+        }
+        byte[] tooLarge = price(100_000, BigInteger.ONE);
+        DataException e = assertThrows(DataException.class, () -> scanner.scan(tooLarge, 0, tooLarge.length, null));
+        assertTrue(e.getMessage().contains("Decimal amount = 1000.00 has more digits than its type decimal(5,2)"),
+                e.getMessage());
+        byte[] tooSmall = price(-100_000, BigInteger.ONE);
+        assertThrows(DataException.class, () -> scanner.scan(tooSmall, 0, tooSmall.length, null));
+        byte[] wideTooLarge = price(1, BigInteger.TEN.pow(38));
+        DataException wide = assertThrows(DataException.class,
+                () -> scanner.scan(wideTooLarge, 0, wideTooLarge.length, null));
+        assertTrue(wide.getMessage().contains("Decimal wide = 1" + "0".repeat(38)), wide.getMessage());
+    }
+
+    @Test
+    void aDateOrTimestampOutsideTheYearsHiveReadsIsRefused() throws IOException {
+        Schema schema = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"When\",\"fields\":["
+                + "{\"name\":\"at\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}},"
+                + "{\"name\":\"micros\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-micros\"}},"
+                + "{\"name\":\"on\",\"type\":[\"null\",{\"type\":\"int\",\"logicalType\":\"date\"}]}]}");
+        DatumScanner scanner = DatumScanner.of(schema);
+        long last = 253_402_300_799_999L;
+        scanWhole(scanner, when(schema, last, last * 1_000 + 999, 2_932_896));
+        scanWhole(scanner, when(schema, -62_135_596_800_000L, 0, -719_162));
+        DataException millis = assertThrows(DataException.class,
+                () -> scanWhole(scanner, when(schema, last + 1, 0, 0)));
+        assertTrue(millis.getMessage().contains("timestamp-millis at = +10000-01-01T00:00:00Z is outside the years "
+                + "0001 to 9999 that Hive reads"), millis.getMessage());
+        assertThrows(DataException.class, () -> scanWhole(scanner, when(schema, 0, (last + 1) * 1_000, 0)));
+        DataException date = assertThrows(DataException.class,
+                () -> scanWhole(scanner, when(schema, 0, 0, 2_932_897)));
+        assertTrue(date.getMessage().contains("date on = +10000-01-01"), date.getMessage());
+    }
+
+    private static void scanWhole(DatumScanner scanner, byte[] datum) {
+        scanner.scan(datum, 0, datum.length, null);
+    }
+
+    /** A When datum. */
+    private static byte[] when(Schema schema, long at, long micros, int on) throws IOException {
+        GenericRecord record = new GenericData.Record(schema);
+        record.put("at", at);
+        record.put("micros", micros);
+        record.put("on", on);
+        return encode(record, false);
     }
 }

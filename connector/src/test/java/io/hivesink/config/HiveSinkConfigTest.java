@@ -229,6 +229,28 @@ class HiveSinkConfigTest {
     }
 
     @Test
+    void tombstonesFailByDefaultAndDeadLetterNeedsADeadLetterQueue() {
+        Map<String, String> props = minimal();
+        assertEquals(InputConfig.NullValues.FAIL, HiveSinkConfig.parse(props).input().nullValues());
+        props.put("behavior.on.null.values", "ignore");
+        assertEquals(InputConfig.NullValues.IGNORE, HiveSinkConfig.parse(props).input().nullValues());
+        props.put("behavior.on.null.values", "dead-letter");
+        String problem = HiveSinkConfig.parseKeys(props).crossKeyProblems().get("behavior.on.null.values");
+        assertTrue(problem.contains("errors.tolerance=all"), problem);
+        props.put("errors.tolerance", "all");
+        problem = HiveSinkConfig.parseKeys(props).crossKeyProblems().get("behavior.on.null.values");
+        assertTrue(problem.contains("errors.deadletterqueue.topic.name"), problem);
+        props.put("errors.log.enable", "true");
+        assertEquals(InputConfig.NullValues.DEAD_LETTER, HiveSinkConfig.parse(props).input().nullValues());
+        props.remove("errors.log.enable");
+        props.put("errors.deadletterqueue.topic.name", "dlq");
+        assertEquals(Map.of(), HiveSinkConfig.parseKeys(props).crossKeyProblems());
+        props.put("behavior.on.null.values", "drop");
+        ConfigException bad = assertThrows(ConfigException.class, () -> HiveSinkConfig.parseKeys(props));
+        assertTrue(bad.getMessage().contains("behavior.on.null.values"), bad.getMessage());
+    }
+
+    @Test
     void connectorValidateReportsProblemsPerKey() {
         Map<String, String> props = minimal();
         props.put("hive.metastore.uris", "http://metastore");

@@ -129,6 +129,60 @@ class HiveTablesTest {
         assertTrue(notAvro.getMessage().contains("not an Avro table"), notAvro.getMessage());
     }
 
+    @Test
+    void aPartitionValueOfAnotherTypeThanTheTablesColumnIsARecordError() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        PartitionSpec byIntRegion = new PartitionSpec(List.of("region"), List.of("int"));
+        tables.ensureTable("orders", V1, byIntRegion);
+        tables.ensureTable("orders", V1, new PartitionSpec(List.of("region"), List.of("bigint")));
+        DataException text = assertThrows(DataException.class, () -> tables.ensureTable("orders", V1,
+                new PartitionSpec(List.of("region"), List.of("string"))));
+        assertTrue(text.getMessage().contains("partition column region is int in the table, but the record's value "
+                + "for it is string, which Hive would read as NULL"), text.getMessage());
+        DataException fresh = assertThrows(DataException.class, () -> new HiveTables(metastore, "db", "file:/w")
+                .ensureTable("orders", V1, new PartitionSpec(List.of("region"), List.of("boolean"))));
+        assertTrue(fresh.getMessage().contains("is int in the table"), fresh.getMessage());
+
+        tables.ensureTable("by_text", V1, new PartitionSpec(List.of("region"), List.of("string")));
+        for (String any : List.of("int", "bigint", "boolean", "date", "string")) {
+            tables.ensureTable("by_text", V1, new PartitionSpec(List.of("region"), List.of(any)));
+        }
+    }
+
+    @Test
+    void aTableNestedDeeperThanHiveCanQueryOrRecursiveIsARecordError() {
+        HiveTables tables = new HiveTables(new InMemoryMetastore(), "db", "file:/w");
+        tables.ensureTable("nested", nested(HiveTypes.MAX_NESTING), PartitionSpec.UNPARTITIONED);
+        DataException deep = assertThrows(DataException.class,
+                () -> tables.ensureTable("deeper", nested(HiveTypes.MAX_NESTING + 1), PartitionSpec.UNPARTITIONED));
+        assertTrue(deep.getMessage().contains("column n nests 21 levels of records, arrays and maps; Hive plans "
+                + "queries of a table nested deeper than 20 levels too slowly"), deep.getMessage());
+        Schema tree = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Tree\",\"fields\":["
+                + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"children\",\"type\":{\"type\":\"array\","
+                + "\"items\":\"Tree\"}}]}");
+        DataException recursive = assertThrows(DataException.class,
+                () -> tables.ensureTable("tree", tree, PartitionSpec.UNPARTITIONED));
+        assertTrue(recursive.getMessage().contains("column children has a recursive type"), recursive.getMessage());
+    }
+
+    /** A record whose column n nests {@code levels} levels: records, and an array and a map among them. */
+    private static Schema nested(int levels) {
+        Schema inner = Schema.createRecord("L1", null, "ns", false,
+                List.of(new Schema.Field("v", Schema.create(Schema.Type.INT))));
+        for (int level = 2; level <= levels; level++) {
+            if (level == 6) {
+                inner = Schema.createArray(inner);
+            } else if (level == 10) {
+                inner = Schema.createMap(inner);
+            } else {
+                Schema field = level == 7 ? Schema.createUnion(Schema.create(Schema.Type.NULL), inner) : inner;
+                inner = Schema.createRecord("L" + level, null, "ns", false, List.of(new Schema.Field("n", field)));
+            }
+        }
+        return Schema.createRecord("Top", null, "ns", false, List.of(new Schema.Field("n", inner)));
+    }
+
     private static List<String> columns(List<FieldSchema> columns) {
         return columns.stream().map(c -> c.getName() + ":" + c.getType()).toList();
     }

@@ -47,11 +47,20 @@ public final class FailoverStack implements AutoCloseable {
     }
 
     public static FailoverStack start(Path workDir) throws Exception {
+        return start(workDir, 1);
+    }
+
+    /**
+     * As above, with {@code dataNodes} DataNodes; files are replicated to each (up to 3), so that tests can lose one.
+     */
+    public static FailoverStack start(Path workDir, int dataNodes) throws Exception {
         EmbeddedStack.deleteRecursively(workDir);
         Files.createDirectories(workDir);
         Path pluginPath = PluginArchive.unpack(workDir.resolve("plugins"));
-        MiniDFSCluster dfs = new MiniDFSCluster.Builder(new Configuration(), workDir.resolve("hdfs").toFile())
-                .numDataNodes(1).build();
+        Configuration hdfsConf = new Configuration();
+        hdfsConf.setInt("dfs.replication", Math.min(3, dataNodes));
+        MiniDFSCluster dfs = new MiniDFSCluster.Builder(hdfsConf, workDir.resolve("hdfs").toFile())
+                .numDataNodes(dataNodes).build();
         dfs.waitActive();
         String hdfsUri = dfs.getURI().toString();
         CompletableFuture<MetastoreProcess> metastoreStart = CompletableFuture.supplyAsync(

@@ -14,7 +14,8 @@ import io.hivesink.stack.FailoverStack;
  * Gives a test class the stack it asks for: a parameter of type {@link EmbeddedStack} (broker, Connect cluster,
  * HDFS, metastore and HiveServer2 in this JVM) or {@link FailoverStack} (broker, HDFS and metastore here, Connect
  * workers as child JVMs), in a {@code @BeforeAll} or test method. The stack is started once per class, the first time
- * it is asked for, in {@code target/it-stack/<class>}, and stopped when the class is done, whatever happened.
+ * it is asked for, in {@code target/it-stack/<class>}, and stopped when the class is done, whatever happened. A class
+ * annotated {@link DataNodes} gets that many HDFS DataNodes in its FailoverStack (one otherwise).
  */
 public final class StackExtension implements ParameterResolver {
 
@@ -34,13 +35,16 @@ public final class StackExtension implements ParameterResolver {
             classContext = classContext.getParent().orElseThrow();
         }
         Path workDir = Path.of("target", "it-stack", classContext.getRequiredTestClass().getSimpleName());
+        DataNodes dataNodes = classContext.getRequiredTestClass().getAnnotation(DataNodes.class);
+        int count = dataNodes == null ? 1 : dataNodes.value();
         return classContext.getStore(NAMESPACE)
-                .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir)), Running.class).stack();
+                .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir, count)), Running.class).stack();
     }
 
-    private static AutoCloseable start(Class<?> type, Path workDir) {
+    private static AutoCloseable start(Class<?> type, Path workDir, int dataNodes) {
         try {
-            return type == EmbeddedStack.class ? EmbeddedStack.start(workDir) : FailoverStack.start(workDir);
+            return type == EmbeddedStack.class ? EmbeddedStack.start(workDir)
+                    : FailoverStack.start(workDir, dataNodes);
         } catch (Exception e) {
             throw new ParameterResolutionException("Could not start the " + type.getSimpleName() + " in " + workDir
                     + ": " + e, e);

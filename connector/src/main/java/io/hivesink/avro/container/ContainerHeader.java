@@ -3,21 +3,23 @@ package io.hivesink.avro.container;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 
 import org.apache.avro.Schema;
 
 /**
  * The header of an Avro object container file: magic {@code Obj\1}, the metadata map with {@code avro.schema} (the
- * schema's compact JSON) and {@code avro.codec}, in the order Avro's {@code DataFileWriter} writes them, then the
- * 16-byte sync marker.
+ * schema's compact JSON), {@code avro.codec} and any other entries, in the order Avro's {@code DataFileWriter} writes
+ * them (a hash map's), then the 16-byte sync marker.
  */
 final class ContainerHeader {
 
     static final int SYNC_SIZE = 16;
 
     private static final byte[] MAGIC = {'O', 'b', 'j', 1};
-    private static final byte[] SCHEMA_KEY = "avro.schema".getBytes(StandardCharsets.UTF_8);
-    private static final byte[] CODEC_KEY = "avro.codec".getBytes(StandardCharsets.UTF_8);
+    private static final String SCHEMA_KEY = "avro.schema";
+    private static final String CODEC_KEY = "avro.codec";
 
     private ContainerHeader() {
     }
@@ -26,19 +28,29 @@ final class ContainerHeader {
      * Writes the header.
      *
      * @param codecName the codec's name as Avro spells it, UTF-8
+     * @param metadata  further entries of the metadata map (not {@code avro.*})
      * @return the number of bytes written
      */
-    static long write(Schema schema, byte[] codecName, byte[] sync, OutputStream out) throws IOException {
-        byte[] schemaJson = schema.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] header = new byte[MAGIC.length + 6 * AvroLongs.MAX_SIZE + SCHEMA_KEY.length + schemaJson.length
-                + CODEC_KEY.length + codecName.length + SYNC_SIZE];
+    static long write(Schema schema, byte[] codecName, Map<String, byte[]> metadata, byte[] sync, OutputStream out)
+            throws IOException {
+        // DataFileWriter's order: its metadata is a default HashMap (put one by one: putAll would size it smaller),
+        // the codec put first, then the other entries, then the schema (keys in one bucket keep that order)
+        Map<String, byte[]> entries = new HashMap<>();
+        entries.put(CODEC_KEY, codecName);
+        metadata.forEach(entries::put);
+        entries.put(SCHEMA_KEY, schema.toString().getBytes(StandardCharsets.UTF_8));
+        int size = MAGIC.length + 2 * AvroLongs.MAX_SIZE + SYNC_SIZE;
+        for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
+            size += 2 * AvroLongs.MAX_SIZE + 4 * entry.getKey().length() + entry.getValue().length;
+        }
+        byte[] header = new byte[size];
         System.arraycopy(MAGIC, 0, header, 0, MAGIC.length);
         int at = MAGIC.length;
-        at = AvroLongs.put(2, header, at); // one map block of two entries
-        at = putBytes(SCHEMA_KEY, header, at);
-        at = putBytes(schemaJson, header, at);
-        at = putBytes(CODEC_KEY, header, at);
-        at = putBytes(codecName, header, at);
+        at = AvroLongs.put(entries.size(), header, at); // one map block of all entries
+        for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
+            at = putBytes(entry.getKey().getBytes(StandardCharsets.UTF_8), header, at);
+            at = putBytes(entry.getValue(), header, at);
+        }
         at = AvroLongs.put(0, header, at); // end of the map
         System.arraycopy(sync, 0, header, at, SYNC_SIZE);
         at += SYNC_SIZE;

@@ -6,7 +6,10 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -79,6 +82,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
     private final ExecutorService pool;
     private final String codecName;
     private final byte[] codecNameBytes;
+    private final Map<String, byte[]> metadata;
     private final int syncInterval;
     private final int maxBlocksInFlight;
     /** Null for codec {@code null}. */
@@ -100,12 +104,26 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
      */
     public ParallelContainerWriter(ExecutorService pool, int threads, String codecName, int codecLevel,
             int syncIntervalBytes) {
-        this(pool, codecName, codecLevel, syncIntervalBytes, BLOCKS_IN_FLIGHT_PER_THREAD * checkThreads(threads));
+        this(pool, threads, codecName, codecLevel, syncIntervalBytes, Map.of());
+    }
+
+    /**
+     * As above, with further entries in every file's metadata (for a reader's sake: not {@code avro.*} keys).
+     */
+    public ParallelContainerWriter(ExecutorService pool, int threads, String codecName, int codecLevel,
+            int syncIntervalBytes, Map<String, String> metadata) {
+        this(pool, codecName, codecLevel, syncIntervalBytes, BLOCKS_IN_FLIGHT_PER_THREAD * checkThreads(threads),
+                metadata);
     }
 
     /** For tests: sets the number of blocks in flight directly. */
     ParallelContainerWriter(ExecutorService pool, String codecName, int codecLevel, int syncIntervalBytes,
             int maxBlocksInFlight) {
+        this(pool, codecName, codecLevel, syncIntervalBytes, maxBlocksInFlight, Map.of());
+    }
+
+    private ParallelContainerWriter(ExecutorService pool, String codecName, int codecLevel, int syncIntervalBytes,
+            int maxBlocksInFlight, Map<String, String> metadata) {
         this.pool = Objects.requireNonNull(pool, "pool");
         this.codecName = Objects.requireNonNull(codecName, "codecName");
         if (syncIntervalBytes < MIN_SYNC_INTERVAL || syncIntervalBytes > MAX_SYNC_INTERVAL) {
@@ -117,6 +135,14 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         }
         this.compressorFactory = BlockCodecs.factory(codecName, codecLevel);
         this.codecNameBytes = codecName.getBytes(StandardCharsets.UTF_8);
+        Map<String, byte[]> entries = new LinkedHashMap<>(); // in the caller's order, as DataFileWriter.setMeta
+        metadata.forEach((key, value) -> {
+            if (key.startsWith("avro.")) {
+                throw new IllegalArgumentException("The avro.* metadata is the writer's own: " + key);
+            }
+            entries.put(key, value.getBytes(StandardCharsets.UTF_8));
+        });
+        this.metadata = Collections.unmodifiableMap(entries);
         this.syncInterval = syncIntervalBytes;
         this.maxBlocksInFlight = maxBlocksInFlight;
     }
@@ -160,7 +186,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
                 throw new IllegalStateException("This writer is closed");
             }
             byte[] marker = sync.clone();
-            long written = ContainerHeader.write(schema, codecNameBytes, marker, out);
+            long written = ContainerHeader.write(schema, codecNameBytes, metadata, marker, out);
             written += compressorFactory == null ? writeUncompressed(datums, marker, out)
                     : writeCompressed(datums, marker, out);
             out.flush();

@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.avro.Schema;
 import org.apache.avro.file.DataFileReader;
@@ -53,10 +54,17 @@ final class ContainerFiles {
     /** Writes with Avro's own DataFileWriter, appending the encoded datums. */
     static byte[] writeWithAvro(String codec, int level, int syncInterval, Schema schema, DatumSource datums,
             byte[] sync) {
+        return writeWithAvro(codec, level, syncInterval, schema, datums, sync, Map.of());
+    }
+
+    /** As above, with further metadata entries. */
+    static byte[] writeWithAvro(String codec, int level, int syncInterval, Schema schema, DatumSource datums,
+            byte[] sync, Map<String, String> metadata) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (DataFileWriter<Object> writer = new DataFileWriter<>(new GenericDatumWriter<>(schema))) {
             writer.setCodec(AvroCodecFactories.create(codec, level));
             writer.setSyncInterval(syncInterval);
+            metadata.forEach(writer::setMeta);
             writer.create(schema, out, sync);
             for (int i = 0; i < datums.count(); i++) {
                 writer.appendEncoded(ByteBuffer.wrap(datums.page(i), datums.start(i), datums.length(i)));

@@ -27,6 +27,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.apache.avro.Schema;
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.file.SeekableByteArrayInput;
+import org.apache.avro.generic.GenericDatumReader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -131,6 +134,24 @@ class ParallelContainerWriterTest {
                 assertArrayEquals(avro, ours, codec + " at sync interval " + interval);
             }
         }
+    }
+
+    @Test
+    void writesFurtherMetadataAsAvroDoes() throws IOException {
+        Map<String, String> metadata = Map.of("writer.proleptic", "true", "writer.time.zone", "UTC", "x", "y");
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOLS.get(2), 2, AvroCodecs.SNAPPY, -1, 8192,
+                metadata)) {
+            byte[] ours = write(writer, TestRows.SCHEMA, rows.datums, sync(5));
+            assertArrayEquals(writeWithAvro(AvroCodecs.SNAPPY, -1, 8192, TestRows.SCHEMA, rows.datums, sync(5),
+                    metadata), ours);
+            try (DataFileReader<Object> reader = new DataFileReader<>(new SeekableByteArrayInput(ours),
+                    new GenericDatumReader<>())) {
+                assertEquals("UTC", reader.getMetaString("writer.time.zone"));
+                assertEquals("true", reader.getMetaString("writer.proleptic"));
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> new ParallelContainerWriter(POOLS.get(2), 2,
+                AvroCodecs.NULL, -1, 8192, Map.of("avro.codec", "snappy")));
     }
 
     @Test
