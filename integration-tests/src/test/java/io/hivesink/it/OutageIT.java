@@ -1,13 +1,11 @@
 package io.hivesink.it;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,10 +30,12 @@ class OutageIT {
     static final Duration OUTAGE = Duration.ofSeconds(60);
 
     private FailoverStack stack;
+    private OutageChecks checks;
 
     @BeforeAll
     void start(FailoverStack failover) {
         stack = failover;
+        checks = new OutageChecks(stack, DATABASE);
     }
 
     /**
@@ -51,13 +51,9 @@ class OutageIT {
         ConnectWorkerProcess first = stack.startWorker("metastore-outage", Map.of(), Map.of());
         ConnectWorkerProcess second = null;
         try (KafkaProducer<byte[], byte[]> producer = stack.kafka().createProducer(SampleData.producerSettings())) {
-            Flow flow = new Flow(producer, topic);
-            Map<String, String> config = stack.connectorConfig(connector, DATABASE);
-            config.put("topics", topic);
-            config.put("tasks.max", "2");
-            config.put("batch.max.records", "500");
-            first.rest().putConnector(connector, config);
-            EmbeddedStack.await("a first batch", Duration.ofMinutes(2), () -> landed("outage_orders") > 0);
+            RecordFlow flow = new RecordFlow(producer, topic);
+            first.rest().putConnector(connector, checks.connector(connector, topic));
+            EmbeddedStack.await("a first batch", Duration.ofMinutes(2), () -> checks.landed("outage_orders") > 0);
 
             long downAt = System.nanoTime();
             stack.metastore().kill();
@@ -71,19 +67,8 @@ class OutageIT {
             Thread.sleep(10_000);
             flow.stop();
             long produced = flow.produced();
-
-            EmbeddedStack.await(produced + " records landed", Duration.ofMinutes(4),
-                    () -> landed("outage_orders") >= produced);
-            LedgerRows.assertEachOffsetOnce(ledgerRows("outage_orders"), topic, produced);
-            List<String> counts = stack.hive().query("select count(*), count(distinct id) from " + DATABASE
-                    + ".outage_orders").get(0);
-            assertEquals(List.of(Long.toString(produced), Long.toString(produced)), counts,
-                    "every record once, through Hive");
-            var status = first.rest().status(connector);
-            assertEquals(2, status.path("tasks").size());
-            for (var task : status.path("tasks")) {
-                assertEquals("RUNNING", task.path("state").asText(), task.toString());
-            }
+            checks.assertEachRecordOnce("outage_orders", topic, produced);
+            OutageChecks.assertTasksRunning(first, connector, 2);
             List<String> log = new ArrayList<>(first.logLines());
             log.addAll(second.logLines());
             long postponed = log.stream().filter(l -> l.contains("cannot be claimed yet")).count();
@@ -110,14 +95,11 @@ class OutageIT {
         stack.kafka().createTopic(topic, 2);
         try (ConnectWorkerProcess worker = stack.startWorker("namenode-restart", Map.of(), Map.of());
                 KafkaProducer<byte[], byte[]> producer = stack.kafka().createProducer(SampleData.producerSettings())) {
-            Flow flow = new Flow(producer, topic);
+            RecordFlow flow = new RecordFlow(producer, topic);
             try {
-                Map<String, String> config = stack.connectorConfig(connector, DATABASE);
-                config.put("topics", topic);
-                config.put("tasks.max", "2");
-                config.put("batch.max.records", "500");
-                worker.rest().putConnector(connector, config);
-                EmbeddedStack.await("a first batch", Duration.ofMinutes(2), () -> landed("outage_namenode") > 0);
+                worker.rest().putConnector(connector, checks.connector(connector, topic));
+                EmbeddedStack.await("a first batch", Duration.ofMinutes(2),
+                        () -> checks.landed("outage_namenode") > 0);
                 long restartAt = System.nanoTime();
                 stack.dfs().restartNameNode(true);
                 System.out.printf("OutageIT: NameNode restarted in %d ms while records flowed%n",
@@ -127,67 +109,9 @@ class OutageIT {
                 flow.stop();
             }
             long produced = flow.produced();
-            EmbeddedStack.await(produced + " records landed", Duration.ofMinutes(4),
-                    () -> landed("outage_namenode") >= produced);
-            LedgerRows.assertEachOffsetOnce(ledgerRows("outage_namenode"), topic, produced);
-            List<String> counts = stack.hive().query("select count(*), count(distinct id) from " + DATABASE
-                    + ".outage_namenode").get(0);
-            assertEquals(List.of(Long.toString(produced), Long.toString(produced)), counts,
-                    "every record once, through Hive");
-            for (var task : worker.rest().status(connector).path("tasks")) {
-                assertEquals("RUNNING", task.path("state").asText(), task.toString());
-            }
+            checks.assertEachRecordOnce("outage_namenode", topic, produced);
+            OutageChecks.assertTasksRunning(worker, connector, 2);
             System.out.printf("OutageIT: %,d records landed once each across a NameNode restart%n", produced);
-        }
-    }
-
-    private long landed(String table) {
-        return ledgerRows(table).stream().mapToLong(row -> (Long) row.get("record_count")).sum();
-    }
-
-    private List<Map<String, Object>> ledgerRows(String table) {
-        try {
-            return LedgerRows.of(stack.connectorConfig("x", DATABASE).get("hive.metastore.uris"),
-                    stack::fileSystem, DATABASE, table);
-        } catch (RuntimeException e) {
-            return List.of(); // the metastore is down
-        }
-    }
-
-    /** Orders produced in the background, 100 every 250 ms, ids from 0, until stopped. */
-    private static final class Flow {
-
-        private final AtomicLong produced = new AtomicLong();
-        private final Thread thread;
-        private volatile boolean stopped;
-        private volatile Exception failure;
-
-        Flow(KafkaProducer<byte[], byte[]> producer, String topic) {
-            thread = new Thread(() -> {
-                try {
-                    while (!stopped) {
-                        long from = produced.get();
-                        SampleData.produce(producer, topic, SampleData.ORDER, from, from + 100, SampleData::order);
-                        produced.addAndGet(100);
-                        Thread.sleep(250);
-                    }
-                } catch (Exception e) {
-                    failure = e;
-                }
-            }, "outage-producer");
-            thread.start();
-        }
-
-        long produced() {
-            return produced.get();
-        }
-
-        void stop() throws Exception {
-            stopped = true;
-            thread.join(30_000);
-            if (failure != null) {
-                throw failure;
-            }
         }
     }
 }

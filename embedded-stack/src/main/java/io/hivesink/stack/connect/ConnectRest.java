@@ -123,11 +123,19 @@ public final class ConnectRest {
     }
 
     public void restartTask(String name, int task) throws IOException {
-        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name
-                + "/tasks/" + task + "/restart")).POST(HttpRequest.BodyPublishers.noBody()));
+        post("connectors/" + name + "/tasks/" + task + "/restart", "Restart task " + task + " of " + name);
+    }
+
+    /** Restarts the connector and all its tasks, running or not: each task is stopped and started again. */
+    public void restartConnectorAndTasks(String name) throws IOException {
+        post("connectors/" + name + "/restart?includeTasks=true&onlyFailed=false", "Restart " + name);
+    }
+
+    private void post(String path, String what) throws IOException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + path))
+                .POST(HttpRequest.BodyPublishers.noBody()));
         if (response.statusCode() / 100 != 2) {
-            throw new IOException("Restart task " + task + " of " + name + ": " + response.statusCode() + " "
-                    + response.body());
+            throw new IOException(what + ": " + response.statusCode() + " " + response.body());
         }
     }
 

@@ -1,0 +1,68 @@
+package io.hivesink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
+
+/** What every outage test checks once the outage is over: each record once, and every task running by itself. */
+final class OutageChecks {
+
+    private final FailoverStack stack;
+    private final String database;
+
+    OutageChecks(FailoverStack stack, String database) {
+        this.stack = stack;
+        this.database = database;
+    }
+
+    /** A connector of {@code topic}: two tasks, batches of 500 records. */
+    Map<String, String> connector(String name, String topic) {
+        Map<String, String> config = stack.connectorConfig(name, database);
+        config.put("topics", topic);
+        config.put("tasks.max", "2");
+        config.put("batch.max.records", "500");
+        return config;
+    }
+
+    /** Records of the table in the ledger; none while the metastore is down. */
+    long landed(String table) {
+        return ledgerRows(table).stream().mapToLong(row -> (Long) row.get("record_count")).sum();
+    }
+
+    private List<Map<String, Object>> ledgerRows(String table) {
+        try {
+            return LedgerRows.of(stack.connectorConfig("x", database).get("hive.metastore.uris"), stack::fileSystem,
+                    database, table);
+        } catch (RuntimeException e) {
+            return List.of(); // the metastore is down
+        }
+    }
+
+    /**
+     * Waits until {@code produced} records of the topic landed in the table, then checks that the ledger covers each
+     * offset once and that Hive counts each record (its {@code id}) once.
+     */
+    void assertEachRecordOnce(String table, String topic, long produced) throws InterruptedException {
+        EmbeddedStack.await(produced + " records landed", Duration.ofMinutes(4), () -> landed(table) >= produced);
+        LedgerRows.assertEachOffsetOnce(ledgerRows(table), topic, produced);
+        List<String> counts = stack.hive().query("select count(*), count(distinct id) from " + database + "." + table)
+                .get(0);
+        assertEquals(List.of(Long.toString(produced), Long.toString(produced)), counts,
+                "every record once, through Hive");
+    }
+
+    /** Every task of the connector is RUNNING: nobody restarted anything by hand. */
+    static void assertTasksRunning(ConnectWorkerProcess worker, String connector, int tasks) throws Exception {
+        var status = worker.rest().status(connector);
+        assertEquals(tasks, status.path("tasks").size(), status.toString());
+        for (var task : status.path("tasks")) {
+            assertEquals("RUNNING", task.path("state").asText(), task.toString());
+        }
+    }
+}
