@@ -329,14 +329,17 @@ class HiveSinkTaskTest {
 
         down.set(false);
         now.addAndGet(1_000);
-        task.put(List.of()); // the next try: claimed, read again from the committed offset
-        assertEquals(Map.of(P0, 3L), context.rewinds.get(context.rewinds.size() - 1));
+        task.put(List.of()); // the next try: claimed, and resumed
         assertEquals(List.of(Set.of(P0)), context.resumes);
-        task.put(records(P0, 3, 5));
-        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), landedIds(), "once each");
+        assertTrue(context.rewinds.isEmpty(), "not sought yet (Connect would take it for Kafka's offset)");
+        task.put(records(P0, 5, 6)); // the consumer went on past 3 and 4, which were not taken
+        assertEquals(List.of(Map.of(P0, 3L)), context.rewinds, "read again from the committed offset");
+        task.put(records(P0, 3, 6));
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L), landedIds(), "once each");
 
         down.set(true); // and an outage that outlasts hive.metastore.start.wait.ms fails the task, naming the key
-        task.open(List.of(P1));
+        task.open(List.of(P0, P1));
         now.addAndGet(61_000);
         ConnectException failed = assertThrows(ConnectException.class, () -> task.put(List.of()));
         assertTrue(failed.getMessage().contains("hive.metastore.start.wait.ms"), failed.getMessage());
@@ -432,6 +435,27 @@ class HiveSinkTaskTest {
         task.put(records(P0, 5, 6));
         task.close(List.of(P0));
         assertEquals(List.of(5L), landedIds());
+    }
+
+    @Test
+    void aDroppedBatchIsReadAgainFromNoFurtherThanWhatKafkaWasLastToldSoThatLaterCommitsStillReachIt()
+            throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context, 3);
+        task.open(List.of(P0, P1));
+        task.put(records(P0, 0, 3)); // committed: 3
+        assertEquals(Map.of(P0, new OffsetAndMetadata(3)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))));
+        task.put(records(P0, 3, 6)); // committed: 6, not reported yet
+        task.put(records(P0, 6, 7));
+        task.put(records(P1, 0, 1));
+        metastore.failNextConditionalWrite = true;
+        task.close(List.of(P1)); // the open batch [P0 6, P1 0] fails and is dropped
+        assertEquals(List.of(Map.of(P0, 3L)), context.rewinds,
+                "sought to 3, what Kafka holds, not 6: Connect would take 6 for Kafka's offset and never send it");
+        task.put(records(P0, 3, 8)); // 3 to 5 are committed: skipped
+        assertEquals(Map.of(P0, new OffsetAndMetadata(6)), task.preCommit(Map.of(P0, new OffsetAndMetadata(8))));
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L), landedIds(), "once each");
     }
 
     @Test

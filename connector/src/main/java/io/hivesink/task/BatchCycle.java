@@ -62,6 +62,8 @@ public final class BatchCycle {
     /** Asks Connect to call the task again within this many milliseconds, records or not. */
     private final LongConsumer nextCallWithin;
     private final PartitionPauses pauses;
+    /** What the task last reported to Kafka per partition, at Connect's offset commits. */
+    private final Map<TopicPartition, Long> reportedToKafka = new HashMap<>();
     /** Claimed partitions whose consumer's position is not checked against the committed offsets yet. */
     private final ResumePoints resumes;
     /**
@@ -145,8 +147,10 @@ public final class BatchCycle {
             return;
         }
         claimed(partitions, committed);
-        // records of them were fetched and not taken while they waited: they are read again
-        seek(committed);
+        // not sought, as at open; a record of them skipped while they waited moved the consumer past the committed
+        // offset, which the first record taken from here on shows
+        resumes.claimed(committed);
+        skippedInDelivery.removeAll(partitions);
         postponed.claimed();
     }
 
@@ -301,7 +305,11 @@ public final class BatchCycle {
         log.info("Dropped {}the open batch ({} records) because {}; reading {} again from {}", dropped, open, why,
                 rewind.keySet(), rewind);
         buffer.resumeAt(rewind);
-        seek(rewind);
+        // Connect takes the offset sought to for Kafka's group offset: no further than what Kafka was last told, so
+        // that a batch committed since still reaches Kafka (what lies between is read through and skipped)
+        Map<TopicPartition, Long> seekTo = new HashMap<>(rewind);
+        reportedToKafka.forEach((tp, offset) -> seekTo.computeIfPresent(tp, (p, target) -> Math.min(target, offset)));
+        seek(seekTo);
     }
 
     /**
@@ -335,7 +343,9 @@ public final class BatchCycle {
         currentOffsets.forEach((tp, position) -> {
             Long committed = committedOffsets.get(tp);
             if (committed != null) {
-                safe.put(tp, new OffsetAndMetadata(Math.min(committed, position.offset())));
+                long offset = Math.min(committed, position.offset());
+                safe.put(tp, new OffsetAndMetadata(offset));
+                reportedToKafka.put(tp, offset);
             }
         });
         return safe;
@@ -370,6 +380,7 @@ public final class BatchCycle {
         }
         buffer.forget(partitions);
         resumes.forget(partitions);
+        reportedToKafka.keySet().removeAll(partitions);
         postponed.closed(partitions);
         pauses.closed(partitions);
     }

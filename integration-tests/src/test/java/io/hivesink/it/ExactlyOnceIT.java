@@ -143,6 +143,57 @@ class ExactlyOnceIT {
         assertExactlyOnce(connector, topics);
     }
 
+    /**
+     * At each step in turn, every commit that reaches it fails with a retriable error for 10 s (an outage that
+     * outlasts Connect's retries), and meanwhile a second worker joins, or leaves: partitions holding a failed batch
+     * are revoked and assigned again, to the same task or to another. After each, everything produced must land,
+     * Kafka's group offsets must reach the end, and the tasks must run on by themselves.
+     */
+    @Test
+    void aCommitFailingAtEachStepAcrossARebalanceLosesDuplicatesAndStallsNothing() throws Exception {
+        String connector = "held-sink";
+        List<String> topics = createTopics("held");
+        Path faults = Path.of("target", "it-stack", "ExactlyOnceIT", "held-faults").toAbsolutePath();
+        Files.writeString(faults, "");
+        Map<String, String> environment = Map.of(FaultInjector.ENVIRONMENT_FILE, faults.toString());
+        List<String> rebalances = new ArrayList<>();
+        try (ConnectWorkerProcess first = stack.startWorker(connector, Map.of(), environment)) {
+            first.rest().putConnector(connector, connectorConfig(connector, topics));
+            produce(topics, 300);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            ConnectWorkerProcess second = null;
+            try {
+                for (FaultPoint point : FaultPoint.values()) {
+                    Files.writeString(faults, point + ":1:fail=10000");
+                    produce(topics, 300);
+                    List<ConnectWorkerProcess> workers = second == null ? List.of(first) : List.of(first, second);
+                    EmbeddedStack.await("a commit to fail at " + point, Duration.ofMinutes(1), () -> workers.stream()
+                            .anyMatch(w -> w.logLines().stream().anyMatch(l -> l.contains("failing at " + point))));
+                    if (second == null) {
+                        second = stack.startWorker(connector, Map.of(), environment);
+                        rebalances.add(point + ": a worker joined");
+                    } else {
+                        second.close();
+                        second = null;
+                        rebalances.add(point + ": a worker left");
+                    }
+                    stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+                }
+            } finally {
+                if (second != null) {
+                    second.close();
+                }
+            }
+            Files.writeString(faults, "");
+            JsonNode status = first.rest().status(connector);
+            for (JsonNode task : status.get("tasks")) {
+                assertEquals("RUNNING", task.get("state").asText(), task.toString());
+            }
+        }
+        System.out.println("Failed commits across rebalances: " + rebalances);
+        assertExactlyOnce(connector, topics);
+    }
+
     private List<String> createTopics(String prefix) {
         List<String> topics = List.of(prefix + ".a", prefix + ".b", prefix + ".c");
         for (String topic : topics) {
