@@ -148,6 +148,8 @@ class MemoryBudgetIT {
         int gcLinesBefore = gcLog().size();
         Map<String, String> config = confluentConnector("sensor-memory", topic);
         config.put("partition.fields", "sensor");
+        // the batch closes as its last record arrives; the interval only stops a slow start from splitting it
+        config.put("batch.max.records", Integer.toString(records));
         config.put("batch.max.interval.ms", "60000");
         worker.rest().putConnector("sensor-memory", config);
         awaitLanded("memory_targets", records, Duration.ofMinutes(8));

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.hivesink.stack.ProcessLock;
+
 /**
  * A Python virtual environment under {@code target/} with pinned packages from PyPI: made with
  * {@code python3 -m venv} on first use, then reused while its requirements stay the same (they are kept in a marker
@@ -28,8 +30,15 @@ public final class PythonVenv {
         return new PythonVenv(dir, requirements);
     }
 
-    /** The environment's interpreter, made and filled if needed. */
+    /**
+     * The environment's interpreter, made and filled if needed. Test JVMs run side by side, so the check and the
+     * making happen under a lock on a file beside the environment: the second JVM waits, then finds it made.
+     */
     public synchronized Path python() throws Exception {
+        return ProcessLock.holding(dir.resolveSibling(dir.getFileName() + ".lock"), this::madeIfNeeded);
+    }
+
+    private Path madeIfNeeded() throws Exception {
         Path python = dir.resolve("bin").resolve("python");
         Path marker = dir.resolve("hivesink-requirements.txt");
         String wanted = String.join("\n", requirements) + "\n";

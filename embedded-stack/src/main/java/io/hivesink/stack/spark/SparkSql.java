@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import io.hivesink.stack.ProcessLock;
 import io.hivesink.stack.hive.MetastoreRelease;
 import io.hivesink.stack.python.PythonVenv;
 
@@ -51,8 +52,10 @@ public final class SparkSql {
                 release.version(), release == MetastoreRelease.HIVE_2_3 ? "builtin" : "maven", workDir.toString(),
                 resultFile.toString()));
         command.addAll(Arrays.asList(statements));
-        String output = PythonVenv.run(command, Map.of("JAVA_HOME", System.getProperty("java.home"),
-                "SPARK_LOCAL_IP", "127.0.0.1"), Duration.ofMinutes(10));
+        // one Spark at a time on the machine: two fetching a Hive client into Ivy's cache at once can corrupt it
+        String output = ProcessLock.holding(Path.of("target", "spark.lock"), () -> PythonVenv.run(command,
+                Map.of("JAVA_HOME", System.getProperty("java.home"), "SPARK_LOCAL_IP", "127.0.0.1"),
+                Duration.ofMinutes(10)));
         List<List<List<String>>> results = new ArrayList<>();
         List<List<String>> rows = new ArrayList<>();
         for (String line : Files.readAllLines(resultFile)) {
