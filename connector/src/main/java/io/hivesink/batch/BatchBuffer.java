@@ -42,6 +42,7 @@ public final class BatchBuffer {
     /** Records of the open batch skipped without an error (ignored tombstones). */
     private long skipped;
     private long openedAtMs;
+    private long lastBatchEncodeMs;
 
     /**
      * @param pool the task's worker pool; chunks are encoded there
@@ -169,10 +170,19 @@ public final class BatchBuffer {
         return openedAtMs;
     }
 
+    /**
+     * Time the last batch drained took to encode (summed over the encoding threads, while it filled): a step of its
+     * commit for the metrics, though most of it overlaps with taking records.
+     */
+    public long lastBatchEncodeMs() {
+        return lastBatchEncodeMs;
+    }
+
     /** Closes the open batch, waiting for its records to be encoded, and starts an empty one. */
     public Batch drain() {
         submitPending();
         List<EncodedChunk> encoded = chunks.awaitAll();
+        lastBatchEncodeMs = chunks.encodeMs();
         try {
             Batch batch = BatchAssembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), encoded,
                     offsets.fromOffsets(), offsets.nextOffsets(), chunks.encodedBytes(), skipped);

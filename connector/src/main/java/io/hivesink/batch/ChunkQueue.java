@@ -25,6 +25,7 @@ final class ChunkQueue {
     /** Chunks known to be encoded without a failure, from the first. */
     private int checked;
     private final AtomicLong encodedBytes = new AtomicLong();
+    private final AtomicLong encodeNanos = new AtomicLong();
 
     ChunkQueue(ChunkEncoder encoder, ExecutorService pool, int maxInFlight, ChunkSizer sizer) {
         this.encoder = encoder;
@@ -38,7 +39,9 @@ final class ChunkQueue {
         try {
             chunks.add(pool.submit(() -> {
                 try {
+                    long started = System.nanoTime();
                     EncodedChunk encoded = encoder.encode(chunk);
+                    encodeNanos.addAndGet(System.nanoTime() - started);
                     encodedBytes.addAndGet(encoded.data.length);
                     sizer.observe(encoded.data.length, encoded.count);
                     return encoded;
@@ -72,6 +75,11 @@ final class ChunkQueue {
         return encoded;
     }
 
+    /** Time spent encoding the chunks so far, summed over the threads that encoded them. */
+    long encodeMs() {
+        return encodeNanos.get() / 1_000_000;
+    }
+
     /** Encoded bytes of the chunks encoded so far (the ones still in flight are not counted yet). */
     long encodedBytes() {
         return encodedBytes.get();
@@ -82,6 +90,7 @@ final class ChunkQueue {
         chunks.clear();
         checked = 0;
         encodedBytes.set(0);
+        encodeNanos.set(0);
         encoder.reset();
     }
 

@@ -14,6 +14,7 @@ import org.apache.hadoop.hive.metastore.api.SerDeInfo;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
 
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
@@ -21,12 +22,24 @@ import io.hivesink.metastore.MetastoreException;
 /**
  * Each task keeps its {@link TaskState} in the parameters of a table of its own (no key that every task contends
  * on), and every write is a compare-and-set on a version parameter that changes with each write, so a writer
- * that read an older state can never overwrite a newer one.
+ * that read an older state can never overwrite a newer one. The tables live in a database of the connector's own
+ * ({@link StateDatabase}), shared by every connector of the metastore, so each table also names the database its
+ * connector lands in: two deployments that share a connector name would otherwise take each other's offsets.
  */
 public final class StateTables {
 
     /** A task's state as read, with what a compare-and-set against it needs. */
     public record Stored(int task, TaskState state, String version, Table table) {
+    }
+
+    /**
+     * Whose state the tables hold.
+     *
+     * @param connector the connector's name
+     * @param tableName the connector's name made Hive-safe, part of the tables' names
+     * @param tablesDatabase the database the connector's tables land in ({@code hive.database})
+     */
+    public record Deployment(String connector, String tableName, String tablesDatabase) {
     }
 
     static final String VERSION = "hive-sink.version";
@@ -35,6 +48,7 @@ public final class StateTables {
     static final String LAST_BATCH = "hive-sink.last-batch";
     static final String OFFSETS = "hive-sink.offsets";
     static final String KIND = "hive-sink.kind";
+    static final String TABLES_DATABASE = "hive-sink.tables-database";
     static final long LOCK_TIMEOUT_MS = 30_000;
 
     private final Metastore metastore;
@@ -42,25 +56,40 @@ public final class StateTables {
     private final String prefix;
     private final Pattern namePattern;
     private final String location;
-    private final String connector;
+    private final Deployment deployment;
     private final String writer;
     private long writes;
     private Fencing fencing = Fencing.COMPARE_AND_SET;
 
     /**
-     * @param connectorTableName the connector's name made Hive-safe
+     * @param database the database the state tables are in
      * @param location a directory for the tables' (always empty) locations
      * @param writer this task instance, part of every version it writes so versions are unique across writers
      */
-    public StateTables(Metastore metastore, String database, String connector, String connectorTableName,
-            String location, String writer) {
+    public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer) {
         this.metastore = metastore;
         this.database = database;
-        this.connector = connector;
-        this.prefix = "hive_sink_state_" + connectorTableName + "_";
+        this.deployment = deployment;
+        this.prefix = "hive_sink_state_" + deployment.tableName() + "_";
         this.namePattern = Pattern.compile(Pattern.quote(prefix) + "(\\d+)");
         this.location = location;
         this.writer = writer;
+    }
+
+    /** The database the state tables are in. */
+    public String database() {
+        return database;
+    }
+
+    /** The names of the connector's state tables in {@code in}, a database that exists. */
+    public List<String> tableNamesIn(String in) {
+        List<String> names = new ArrayList<>();
+        for (String name : metastore.tableNames(in, prefix + "*")) {
+            if (namePattern.matcher(name.toLowerCase(java.util.Locale.ROOT)).matches()) {
+                names.add(name);
+            }
+        }
+        return names;
     }
 
     public String tableName(int task) {
@@ -69,27 +98,37 @@ public final class StateTables {
 
     /** Every task's state of this connector, in two metastore calls whatever the number of tasks. */
     public Map<Integer, Stored> readAll() {
-        List<String> names = new ArrayList<>();
-        for (String name : metastore.tableNames(database, prefix + "*")) {
-            if (namePattern.matcher(name.toLowerCase(java.util.Locale.ROOT)).matches()) {
-                names.add(name);
-            }
-        }
         Map<Integer, Stored> states = new TreeMap<>();
-        for (Table table : metastore.getTables(database, names)) {
+        for (Table table : metastore.getTables(database, tableNamesIn(database))) {
             Matcher m = namePattern.matcher(table.getTableName().toLowerCase(java.util.Locale.ROOT));
             if (m.matches()) {
                 int task = Integer.parseInt(m.group(1));
-                states.put(task, decode(task, table));
+                states.put(task, decode(task, ours(table)));
             }
         }
         return states;
     }
 
     public Stored read(int task) {
-        return metastore.getTable(database, tableName(task)).map(t -> decode(task, t))
+        return metastore.getTable(database, tableName(task)).map(t -> decode(task, ours(t)))
                 .orElseThrow(() -> new MetastoreException("The state table " + database + "." + tableName(task)
                         + " has disappeared from the metastore.", null));
+    }
+
+    /** The table, if it is this deployment's (tables written before the database was recorded count as ours). */
+    private Table ours(Table table) {
+        String landsIn = table.getParameters() == null ? null : table.getParameters().get(TABLES_DATABASE);
+        if (landsIn != null && !landsIn.equals(deployment.tablesDatabase())) {
+            String name = database + "." + table.getTableName();
+            throw new ConnectException("The state table " + name + " belongs to a connector named '"
+                    + deployment.connector() + "' that lands in database " + landsIn + ", but this one lands in "
+                    + deployment.tablesDatabase() + ". If two deployments share the name in this metastore, rename "
+                    + "one, or give each a state.database of its own. If this connector moved from " + landsIn
+                    + " to " + deployment.tablesDatabase() + " on purpose, drop its state tables (DROP TABLE "
+                    + database + "." + prefix + "<task>, for each task) or set a new state.database: it then "
+                    + "starts from the offsets Kafka holds for its consumer group.");
+        }
+        return table;
     }
 
     /** The task's state, its table created (empty) if this is the task's first run. */
@@ -217,9 +256,10 @@ public final class StateTables {
         sd.setNumBuckets(-1);
         Map<String, String> params = new HashMap<>();
         params.put("EXTERNAL", "TRUE");
-        params.put("comment", "hive-sink connector " + connector + ", task " + task
+        params.put("comment", "hive-sink connector " + deployment.connector() + ", task " + task
                 + ": committed Kafka offsets and fencing state. Written by the connector only; do not edit.");
         params.put(KIND, "task-state");
+        params.put(TABLES_DATABASE, deployment.tablesDatabase());
         params.put(VERSION, "0");
         Table table = new Table();
         table.setDbName(database);

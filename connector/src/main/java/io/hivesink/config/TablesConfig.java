@@ -23,7 +23,8 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
 public record TablesConfig(String database, Map<String, String> tableMap, Pattern routeTopicRegex, String routeField,
-        String routeTableTemplate, Map<String, String> tableProperties, boolean schemaEvolution, String ledgerTable) {
+        String routeTableTemplate, Map<String, String> tableProperties, boolean schemaEvolution, String ledgerTable,
+        String stateDatabase) {
 
     public static final String GROUP = "Tables";
     public static final String DATABASE = "hive.database";
@@ -34,6 +35,7 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
     public static final String TABLE_PROPERTIES = "table.properties";
     public static final String SCHEMA_EVOLUTION = "schema.evolution";
     public static final String LEDGER_TABLE = "ledger.table";
+    public static final String STATE_DATABASE = "state.database";
 
     public static final String EVOLUTION_COMPATIBLE = "compatible";
     public static final String EVOLUTION_NONE = "none";
@@ -96,6 +98,14 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
                         + "Downstream jobs read it to know which batches have fully landed. Created if missing; "
                         + "connectors writing to one database may share it.",
                 GROUP, ++order, Width.MEDIUM, "Ledger table");
+        def.define(STATE_DATABASE, Type.STRING, "hive_sink", Validators.hiveIdentifier(), Importance.LOW,
+                "Hive database of the connector's own tables: one per task, hive_sink_state_<connector>_<task>, "
+                        + "holding the Kafka offsets it committed and its fencing state, so that hive.database "
+                        + "holds only the landed tables and the ledger. Created if missing (or create it "
+                        + "beforehand where the connector's user may not); every connector of a metastore may "
+                        + "share it. A connector whose state is already in hive.database (as it was before this "
+                        + "key existed) keeps it there and says so in its log, with how to move it.",
+                GROUP, ++order, Width.MEDIUM, "State database");
     }
 
     static TablesConfig from(AbstractConfig config) {
@@ -108,7 +118,8 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
         return new TablesConfig(config.getString(DATABASE).toLowerCase(Locale.ROOT),
                 parseTableMap(config.getList(TABLE_MAP)), regex.isEmpty() ? null : Pattern.compile(regex),
                 field.isEmpty() ? null : field, template, tableProperties(config), schemaEvolution(config),
-                config.getString(LEDGER_TABLE).toLowerCase(Locale.ROOT));
+                config.getString(LEDGER_TABLE).toLowerCase(Locale.ROOT),
+                config.getString(STATE_DATABASE).toLowerCase(Locale.ROOT));
     }
 
     static Map<String, String> tableProperties(AbstractConfig config) {

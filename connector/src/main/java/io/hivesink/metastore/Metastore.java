@@ -57,6 +57,9 @@ public interface Metastore extends AutoCloseable {
 
     void unlock(long lockId);
 
+    /** Tells {@code observer} of every call from now on (for metrics); a fake may ignore it. */
+    default void observeCalls(MetastoreCallObserver observer) {}
+
     /** What answers, for messages: e.g. {@code Hive metastore 3.x at thrift://host:9083}. */
     String describe();
 

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import org.apache.hadoop.hive.metastore.api.InvalidObjectException;
 import org.apache.hadoop.hive.metastore.api.InvalidOperationException;
+import org.apache.hadoop.hive.metastore.api.MetaException;
 import org.apache.hadoop.hive.metastore.api.NoSuchObjectException;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -37,11 +38,16 @@ final class ThriftCalls implements AutoCloseable {
     private ThriftConnection connection;
     private int nextUri;
     private MetastoreServer server;
+    private MetastoreCallObserver observer = MetastoreCallObserver.NONE;
 
     ThriftCalls(MetastoreSettings settings) {
         this.settings = settings;
         this.uris = parse(settings.uris());
         this.urisText = String.join(",", settings.uris());
+    }
+
+    void observe(MetastoreCallObserver observer) {
+        this.observer = observer;
     }
 
     /** The server of the current connection (connecting if none is open), as it identified itself. */
@@ -89,24 +95,40 @@ final class ThriftCalls implements AutoCloseable {
      * {@link UnsupportedMetastoreException}. Other answers (the declared exceptions) go to the caller.
      */
     <T> T call(String method, String what, boolean repeatable, Call<T> call) throws TException {
-        for (int attempt = 1; ; attempt++) {
-            ThriftConnection open = connection();
-            try {
-                return call.on(open.client());
-            } catch (TTransportException | TProtocolException e) {
-                close();
-                if (!repeatable || attempt >= ATTEMPTS) {
+        long started = System.nanoTime();
+        int attempt = 0;
+        // the declared exceptions (no such object, already exists, ...) are answers; these are failures
+        boolean failed = true;
+        try {
+            while (true) {
+                attempt++;
+                ThriftConnection open = connection();
+                try {
+                    T answer = call.on(open.client());
+                    failed = false;
+                    return answer;
+                } catch (TTransportException | TProtocolException e) {
+                    close();
+                    if (!repeatable || attempt >= ATTEMPTS) {
+                        throw e;
+                    }
+                    log.warn("Metastore call {} {} on {} lost its connection ({}); reconnecting", method, what,
+                            open.uri(), rootMessage(e));
+                    pause(attempt);
+                } catch (TApplicationException e) {
+                    if (e.getType() == TApplicationException.UNKNOWN_METHOD) {
+                        throw UnsupportedMetastoreException.missingCall(server, method, what);
+                    }
+                    throw e;
+                } catch (MetaException e) {
+                    throw e; // the server failed
+                } catch (TException e) {
+                    failed = false;
                     throw e;
                 }
-                log.warn("Metastore call {} {} on {} lost its connection ({}); reconnecting", method, what,
-                        open.uri(), rootMessage(e));
-                pause(attempt);
-            } catch (TApplicationException e) {
-                if (e.getType() == TApplicationException.UNKNOWN_METHOD) {
-                    throw UnsupportedMetastoreException.missingCall(server, method, what);
-                }
-                throw e;
             }
+        } finally {
+            observer.called((System.nanoTime() - started) / 1_000_000, attempt, failed);
         }
     }
 

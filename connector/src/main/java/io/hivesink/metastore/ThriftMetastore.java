@@ -49,6 +49,11 @@ public final class ThriftMetastore implements Metastore {
         this.calls = calls;
     }
 
+    @Override
+    public void observeCalls(MetastoreCallObserver observer) {
+        calls.observe(observer);
+    }
+
     /**
      * Connects to the first metastore of {@code settings.uris()} that answers, and logs which release it is.
      *

@@ -21,11 +21,13 @@ import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
 import io.hivesink.batch.MemoryBudget;
+import io.hivesink.batch.RecordGroup;
 import io.hivesink.commit.BatchOutOfSequenceException;
 import io.hivesink.commit.ClaimNotPossibleYetException;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.metrics.TaskMetrics;
 import io.hivesink.security.TaskIdentity;
 
 /**
@@ -78,9 +80,14 @@ public final class BatchCycle {
     /** The open batch's encoded bytes when the budget was last told: it is told again when they change. */
     private long bytesTold = -1;
 
+    private final TaskMetrics metrics;
+    /** The time the held batch took to encode, for its commit's metrics. */
+    private long pendingEncodeMs;
+
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
             RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity, ConsumerControl consumer,
-            MemoryGate memory, PostponedClaims postponed) {
+            MemoryGate memory, PostponedClaims postponed, TaskMetrics metrics) {
+        this.metrics = metrics;
         this.memory = memory;
         this.postponed = postponed;
         this.rewinder = consumer.rewinder();
@@ -216,7 +223,12 @@ public final class BatchCycle {
     private void flushIfDue() {
         String reason = flushPolicy.flushReason(buffer, clock.getAsLong());
         if (reason != null) {
-            flush(reason);
+            flush(reason, switch (reason) {
+                case "records" -> TaskMetrics.CloseReason.RECORDS;
+                case "bytes" -> TaskMetrics.CloseReason.BYTES;
+                case "interval" -> TaskMetrics.CloseReason.INTERVAL;
+                default -> TaskMetrics.CloseReason.TABLE_RECORDS;
+            });
         }
     }
 
@@ -230,7 +242,7 @@ public final class BatchCycle {
         if (memory.shouldRelease(heldBytes())) {
             String reason = memory.releaseReason();
             log.info("Closing batch early ({} records): {}", buffer.recordCount(), reason);
-            flush("memory budget");
+            flush("memory budget", TaskMetrics.CloseReason.MEMORY);
         }
     }
 
@@ -243,8 +255,10 @@ public final class BatchCycle {
         return held;
     }
 
-    private void flush(String reason) {
+    private void flush(String reason, TaskMetrics.CloseReason why) {
         Batch batch = buffer.drain();
+        metrics.batchClosed(why);
+        pendingEncodeMs = buffer.lastBatchEncodeMs();
         if (rejectedRecords != null) {
             try {
                 rejectedRecords.report(batch);
@@ -252,7 +266,13 @@ public final class BatchCycle {
                 stopped = true;
                 throw e;
             }
+            if (rejectedRecords.reports()) {
+                metrics.deadLettered(batch.rejected().size());
+            } else {
+                metrics.skipped(batch.rejected().size());
+            }
         }
+        metrics.skipped(batch.skipped());
         pending = batch;
         log.debug("Closing batch {} ({} records) on {}", pending.id(), pending.records(), reason);
         if (batch.skipped() > 0) {
@@ -269,18 +289,34 @@ public final class BatchCycle {
         memory.holds(heldBytes()); // a batch being committed still holds its memory
         try {
             CommitSummary summary = committer.commit(pending);
+            metrics.committed(summary, pendingEncodeMs, newestTimestampPerTable(pending));
             pending = null;
             log.info(summary.logLine());
         } catch (TaskFencedException e) {
+            metrics.fenced();
             pending = null;
             buffer.discard();
             throw e;
         } catch (BatchOutOfSequenceException e) {
             log.warn(e.getMessage());
             dropUncommitted("the commit refused batch " + pending.id(), Set.of());
+        } catch (RetriableException e) {
+            metrics.commitHeld();
+            throw e;
         } finally {
             memory.holds(heldBytes());
         }
+    }
+
+    private static Map<String, Long> newestTimestampPerTable(Batch batch) {
+        Map<String, Long> newest = new HashMap<>();
+        for (RecordGroup group : batch.groups()) {
+            Long timestamp = group.stats().maxTimestamp();
+            if (timestamp != null) {
+                newest.merge(group.table(), timestamp, Math::max);
+            }
+        }
+        return newest;
     }
 
     /**
@@ -366,7 +402,7 @@ public final class BatchCycle {
             try {
                 commitPending();
                 if (!buffer.isEmpty()) {
-                    flush("partitions closing");
+                    flush("partitions closing", TaskMetrics.CloseReason.PARTITIONS_CLOSED);
                 }
             } catch (DataException | TaskFencedException e) {
                 stopped = true; // a bad record (errors.tolerance=none) or fencing: the task stops, as in put

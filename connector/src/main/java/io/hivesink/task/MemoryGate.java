@@ -115,6 +115,11 @@ final class MemoryGate implements AutoCloseable {
         return heldBackSinceMs >= 0;
     }
 
+    /** The worker's budget for hive-sink batches, and what all its tasks' batches hold of it now. */
+    MemoryBudget budget() {
+        return share.budget();
+    }
+
     long timesHeldBack() {
         return timesHeldBack;
     }

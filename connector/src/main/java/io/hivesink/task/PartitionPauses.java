@@ -34,6 +34,11 @@ final class PartitionPauses {
         this.flow = flow;
     }
 
+    /** How many partitions the task holds paused now, for any reason. */
+    int pausedCount() {
+        return pausedByTask.size();
+    }
+
     Set<TopicPartition> assignment() {
         return flow.assignment();
     }

@@ -24,6 +24,7 @@ import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.Ledger;
+import io.hivesink.commit.StateDatabase;
 import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskRun;
 import io.hivesink.config.BatchConfig;
@@ -47,6 +48,8 @@ import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.MetastoreUnreachableException;
 import io.hivesink.metastore.TableOptions;
+import io.hivesink.metrics.MetricsBackend;
+import io.hivesink.metrics.TaskMetrics;
 import io.hivesink.route.Partitioners;
 import io.hivesink.route.TableRouter;
 import io.hivesink.security.SaslQop;
@@ -68,9 +71,11 @@ public final class TaskAssembly implements AutoCloseable {
     private final BatchCycle cycle;
     private final TaskIdentity identity;
     private final MemoryGate memory;
+    private final TaskMetrics metrics;
 
     private TaskAssembly(FileSystem fs, Metastore metastore, ExecutorService workers, TableWriters writers,
-            BatchCycle cycle, TaskIdentity identity, MemoryGate memory) {
+            BatchCycle cycle, TaskIdentity identity, MemoryGate memory, TaskMetrics metrics) {
+        this.metrics = metrics;
         this.identity = identity;
         this.memory = memory;
         this.fs = fs;
@@ -132,6 +137,7 @@ public final class TaskAssembly implements AutoCloseable {
         ExecutorService workers = null;
         TableWriters writers = null;
         MemoryGate memory = null;
+        TaskMetrics metrics = null;
         try {
             String warehouseUri = fs.makeQualified(new Path(storage.warehouseDir())).toString();
             Path connectorStaging = new Path(fs.makeQualified(new Path(storage.stagingDir())), connectorTableName);
@@ -157,8 +163,12 @@ public final class TaskAssembly implements AutoCloseable {
             int threads = config.avro().writerThreads();
             workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId, identity));
             writers = new TableWriters(tableSettings, workers, threads, config.avro().syncIntervalBytes());
-            StateTables states = new StateTables(metastore, database, connectorName, connectorTableName,
-                    new Path(connectorStaging, "state").toString(), instance);
+            StateTables.Deployment deployment = new StateTables.Deployment(connectorName, connectorTableName,
+                    database);
+            String stateLocation = new Path(connectorStaging, "state").toString();
+            Metastore stateMetastore = metastore;
+            StateTables states = StateDatabase.locate(metastore, tablesConfig.stateDatabase(), database,
+                    warehouseUri, in -> new StateTables(stateMetastore, in, deployment, stateLocation, instance));
             ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
                     new Ledger(tables, metastore, tablesConfig.ledgerTable()), states, FaultInjector.fromEnvironment(),
                     run, clock);
@@ -177,19 +187,36 @@ public final class TaskAssembly implements AutoCloseable {
                     instance, workers, 2 * threads + 2, rejected != null);
             PartitionPauses pauses = new PartitionPauses(PartitionFlow.of(context));
             memory = new MemoryGate(joinMemoryBudget(config.batch(), instance), pauses, clock, instance);
+            metrics = new TaskMetrics(MetricsBackend.forTask(context, connectorName, taskId), clock);
+            metastore.observeCalls(metrics);
+            gauges(metrics, buffer, memory, pauses);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer, rejected, clock,
                     identity, new ConsumerControl(context::offset, context::timeout, pauses,
                             new ResumePoints(config.batch().maxRecords())),
                     memory,
-                    new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()));
-            log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, metastore {}", taskId,
-                    connectorName, instance, database, warehouseUri, database, tablesConfig.ledgerTable(),
-                    metastoreConfig.uris());
-            return new TaskAssembly(fs, metastore, workers, writers, cycle, identity, memory);
+                    new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()), metrics);
+            log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, state in {}, "
+                    + "metastore {}", taskId, connectorName, instance, database, warehouseUri, database,
+                    tablesConfig.ledgerTable(), states.database(), metastoreConfig.uris());
+            return new TaskAssembly(fs, metastore, workers, writers, cycle, identity, memory, metrics);
         } catch (RuntimeException | Error e) {
-            new TaskAssembly(fs, metastore, workers, writers, null, identity, memory).close();
+            new TaskAssembly(fs, metastore, workers, writers, null, identity, memory, metrics).close();
             throw e;
         }
+    }
+
+    /** The metrics read from the parts that keep them. */
+    private static void gauges(TaskMetrics metrics, BatchBuffer buffer, MemoryGate memory, PartitionPauses pauses) {
+        metrics.gauge("open-batch-records", "Records in the open batch", buffer::recordCount);
+        metrics.gauge("open-batch-bytes", "Encoded bytes in the open batch", buffer::byteCount);
+        metrics.gauge("memory-budget-bytes", "The worker's memory budget for hive-sink batches",
+                () -> memory.budget().limit());
+        metrics.gauge("memory-budget-used-bytes", "What the batches of every hive-sink task of the worker hold",
+                () -> memory.budget().used());
+        metrics.gauge("memory-hold-backs-total", "Times the task paused its partitions because the budget was full",
+                memory::timesHeldBack);
+        metrics.gauge("paused-partitions", "Partitions the task holds paused (memory budget, metastore outage)",
+                () -> pauses.pausedCount());
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
@@ -259,6 +286,9 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     private void closeParts() {
+        if (metrics != null) {
+            metrics.close();
+        }
         if (memory != null) {
             memory.close();
         }

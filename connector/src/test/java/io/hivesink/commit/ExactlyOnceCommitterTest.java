@@ -425,7 +425,8 @@ class ExactlyOnceCommitterTest {
                     new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),
                     new ParallelContainerWriter(ForkJoinPool.commonPool(), 2, "deflate", -1, 1024),
                     new Ledger(tables, metastore, "hive_sink_ledger"),
-                    new StateTables(metastore, "db", "conn", "conn", staging + "/state", instance), faults,
+                    new StateTables(metastore, "db", new StateTables.Deployment("conn", "conn", "db"),
+                            staging + "/state", instance), faults,
                     new TaskRun("conn", taskId, instance), () -> 1_700_000_000_000L);
         }
 

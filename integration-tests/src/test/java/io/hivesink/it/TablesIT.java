@@ -97,6 +97,10 @@ class TablesIT {
         for (String table : List.of("sales_orders", "sales_returns_q4", "payments")) {
             assertTrue(tables.contains(List.of(table)), table + " in " + tables);
         }
+        assertTrue(tables.stream().noneMatch(t -> t.get(0).startsWith("hive_sink_state")),
+                "the connector's state is not among the user's tables: " + tables);
+        assertTrue(hive.query("show tables in hive_sink").contains(List.of("hive_sink_state_routing_0")),
+                "it is in a database of its own");
         assertEquals(List.of(List.of("120", sum(0, 120))), hive.query("select count(*), cast(sum(amount) as string)"
                 + " from " + DATABASE + ".sales_orders"));
         assertEquals(List.of("deflate"), codecsOfFiles("/data/sales/orders"),
@@ -342,6 +346,82 @@ class TablesIT {
         }
         assertTrue(reasons.stream().allMatch(r -> r != null && r.contains("column id is long in the table but string")),
                 reasons.toString());
+    }
+
+    /**
+     * A deployment from before state.database: its state in the tables' database. Its consumer group is deleted
+     * between runs, so only the state it finds there can resume it without reading the first records again.
+     */
+    @Test
+    void stateKeptInTheTablesDatabaseByAnEarlierBuildStaysThereAndResumesTheConnector() throws Exception {
+        String topic = "legacy.events";
+        String database = "tables_legacy";
+        stack.connect().kafka().createTopic(topic, 1);
+        send(topic, PAYMENT, 0, 50, TablesIT::payment, id -> BASE_TIME);
+        Map<String, String> earlier = connector("legacy", topic);
+        earlier.put("hive.database", database);
+        earlier.put("state.database", database);
+        stack.connect().configureConnector("legacy", earlier);
+        stack.awaitCommittedToEnd("legacy", LANDING_TIMEOUT, topic);
+        stack.connect().deleteConnector("legacy");
+        deleteConsumerGroup("connect-legacy");
+
+        send(topic, PAYMENT, 50, 80, TablesIT::payment, id -> BASE_TIME);
+        Map<String, String> upgraded = new java.util.HashMap<>(earlier);
+        upgraded.remove("state.database");
+        stack.connect().configureConnector("legacy", upgraded);
+        stack.awaitCommittedToEnd("legacy", LANDING_TIMEOUT, topic);
+
+        HiveSql hive = stack.hive();
+        assertEquals(List.of(List.of("80", "80", "0", "79")), hive.query("select count(*), count(distinct id), "
+                + "min(id), max(id) from " + database + ".legacy_events"), "resumed from its state: each once");
+        assertTrue(hive.query("show tables in " + database).contains(List.of("hive_sink_state_legacy_0")));
+        assertTrue(hive.query("show tables in hive_sink").stream()
+                .noneMatch(t -> t.get(0).startsWith("hive_sink_state_legacy_")), "no second state made");
+        assertTrue(logLines().stream().anyMatch(l -> l.contains("The state of this connector is in database "
+                + database + " (hive_sink_state_legacy_0), where hive-sink kept it before state.database existed, "
+                + "not in hive_sink; it stays there. To move it: stop the connector, run ALTER TABLE " + database
+                + ".<table> RENAME TO hive_sink.<table>")), "the log says where the state is and how to move it");
+    }
+
+    @Test
+    void aConnectorOfTheSameNameLandingInAnotherDatabaseFailsInsteadOfTakingTheOthersOffsets() throws Exception {
+        String topic = "twin.events";
+        stack.connect().kafka().createTopic(topic, 1);
+        send(topic, PAYMENT, 0, 10, TablesIT::payment, id -> BASE_TIME);
+        Map<String, String> first = connector("twin", topic);
+        first.put("hive.database", "tables_twin_a");
+        stack.connect().configureConnector("twin", first);
+        stack.awaitCommittedToEnd("twin", LANDING_TIMEOUT, topic);
+        stack.connect().deleteConnector("twin");
+
+        Map<String, String> second = connector("twin", topic);
+        second.put("hive.database", "tables_twin_b");
+        stack.connect().configureConnector("twin", second);
+        String trace = awaitFailedTaskTrace("twin");
+        assertTrue(trace.contains("The state table hive_sink.hive_sink_state_twin_0 belongs to a connector named "
+                + "'twin' that lands in database tables_twin_a, but this one lands in tables_twin_b. If two "
+                + "deployments share the name in this metastore, rename one, or give each a state.database of its "
+                + "own."), trace);
+        stack.connect().deleteConnector("twin");
+    }
+
+    private void deleteConsumerGroup(String group) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = stack.connect().kafka().createAdminClient()) {
+            EmbeddedStack.await("the group " + group + " to be empty and deleted", Duration.ofMinutes(1), () -> {
+                try {
+                    admin.deleteConsumerGroups(List.of(group)).all().get();
+                    return true;
+                } catch (Exception e) {
+                    return false; // its members have not left yet
+                }
+            });
+        }
+    }
+
+    private static List<String> logLines() throws java.io.IOException {
+        return java.nio.file.Files.readAllLines(java.nio.file.Path.of(System.getProperty("hivesink.log.file")),
+                StandardCharsets.UTF_8);
     }
 
     /** The distinct codecs of the data files under a directory. */

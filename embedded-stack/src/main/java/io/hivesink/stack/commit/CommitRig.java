@@ -56,8 +56,9 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
                 new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),
                 new ParallelContainerWriter(pool, 2, "snappy", -1, 1 << 20),
                 new Ledger(tables, metastore, "hive_sink_ledger"),
-                new StateTables(metastore, database, connector, connector.replace('-', '_'), staging + "/state",
-                        instance), faults, new TaskRun(connector, taskId, instance), System::currentTimeMillis);
+                new StateTables(metastore, database, new StateTables.Deployment(connector,
+                        connector.replace('-', '_'), database), staging + "/state", instance),
+                faults, new TaskRun(connector, taskId, instance), System::currentTimeMillis);
         Fencing active = committer.start(fencing);
         return new Task(buffer, committer, active);
     }

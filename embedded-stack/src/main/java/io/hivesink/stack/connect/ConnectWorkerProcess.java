@@ -12,6 +12,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.management.MBeanServerConnection;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 
 import io.hivesink.stack.child.ChildClasspath;
 
@@ -28,8 +32,11 @@ public final class ConnectWorkerProcess implements AutoCloseable {
     private final Process process;
     private final Path workDir;
     private final ConnectRest rest;
+    private final int jmxPort;
+    private JMXConnector jmx;
 
-    private ConnectWorkerProcess(String name, Process process, Path workDir, ConnectRest rest) {
+    private ConnectWorkerProcess(String name, Process process, Path workDir, ConnectRest rest, int jmxPort) {
+        this.jmxPort = jmxPort;
         this.name = name;
         this.process = process;
         this.workDir = workDir;
@@ -92,6 +99,14 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx768m");
         command.add("-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
+        // JMX on a local port, as an operator's agent would read the worker's metrics (see jmx())
+        int jmxPort = freePort();
+        command.add("-Dcom.sun.management.jmxremote.port=" + jmxPort);
+        command.add("-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort);
+        command.add("-Dcom.sun.management.jmxremote.host=127.0.0.1");
+        command.add("-Djava.rmi.server.hostname=127.0.0.1");
+        command.add("-Dcom.sun.management.jmxremote.authenticate=false");
+        command.add("-Dcom.sun.management.jmxremote.ssl=false");
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(ChildClasspath.connectWorker(release.module()).classpath());
@@ -103,7 +118,7 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         builder.environment().putAll(environment);
         Process process = builder.start();
         ConnectRest rest = new ConnectRest("http://localhost:" + port + "/");
-        ConnectWorkerProcess worker = new ConnectWorkerProcess(name, process, workDir, rest);
+        ConnectWorkerProcess worker = new ConnectWorkerProcess(name, process, workDir, rest, jmxPort);
         worker.awaitReady(Duration.ofSeconds(90));
         return worker;
     }
@@ -138,6 +153,19 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         return rest;
     }
 
+    /** The worker's MBeans, over JMX (connected on first use, closed with the worker). */
+    // JMX over RMI looks the connector up by JNDI: here only a worker this test harness started, on 127.0.0.1
+    @SuppressWarnings("BanJNDI")
+    public synchronized MBeanServerConnection jmx() throws IOException {
+        if (jmx == null) {
+            // JNDI's RMI registry context, whatever a jndi.properties on the test classpath (Jetty's) says
+            jmx = JMXConnectorFactory.connect(new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort
+                    + "/jmxrmi"), Map.of("java.naming.factory.initial",
+                            "com.sun.jndi.rmi.registry.RegistryContextFactory"));
+        }
+        return jmx.getMBeanServerConnection();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }
@@ -155,6 +183,17 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    private synchronized void closeJmx() {
+        if (jmx != null) {
+            try {
+                jmx.close();
+            } catch (IOException e) {
+                // the worker is going away anyway
+            }
+            jmx = null;
+        }
+    }
+
     /** Ends the worker like a power cut: SIGKILL, no shutdown hooks, nothing flushed. */
     public void kill() {
         process.destroyForcibly();
@@ -163,11 +202,13 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        closeJmx();
     }
 
     /** Stops the worker cleanly (SIGTERM): it leaves the group and its tasks move at once. */
     @Override
     public void close() {
+        closeJmx();
         if (!process.isAlive()) {
             return;
         }

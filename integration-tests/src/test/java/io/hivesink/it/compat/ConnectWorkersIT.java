@@ -80,6 +80,14 @@ class ConnectWorkersIT {
 
                 worker.rest().putConnector(connector, config);
                 stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of(topic));
+                TaskMetricsOverJmx first = TaskMetricsOverJmx.read(worker, connector);
+                SampleData.produce(producer, topic, SampleData.ORDER, RECORDS, 2 * RECORDS, SampleData::order);
+                stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of(topic));
+                TaskMetricsOverJmx second = TaskMetricsOverJmx.read(worker, connector);
+                assertMetricsMoved(release, first, second, topic.replace('.', '_'));
+                assertEquals(release.version().startsWith("3."), worker.logLines().stream()
+                        .anyMatch(l -> l.contains("This worker predates plugin metrics")),
+                        release + ": the worker's plugin metrics from Kafka 4.1 on, the task's own JMX before");
             }
             tables.add(topic.replace('.', '_'));
         }
@@ -91,7 +99,7 @@ class ConnectWorkersIT {
                     .append(table);
         }
         long qty = 0;
-        for (long id = 0; id < RECORDS; id++) {
+        for (long id = 0; id < 2 * RECORDS; id++) {
             qty += SampleData.qty(id);
         }
         Map<String, List<String>> landed = new TreeMap<>();
@@ -100,9 +108,35 @@ class ConnectWorkersIT {
         }
         Map<String, List<String>> expected = new TreeMap<>();
         for (String table : tables) {
-            expected.put(table, List.of(Integer.toString(RECORDS), Integer.toString(RECORDS), Long.toString(qty)));
+            expected.put(table, List.of(Integer.toString(2 * RECORDS), Integer.toString(2 * RECORDS),
+                    Long.toString(qty)));
         }
         assertEquals(expected, landed, "every record once, on every worker release");
+    }
+
+    /**
+     * The same metric names on every release, moving with the data: the second round's records and batches are
+     * counted, the commit steps timed, the metastore called, the table's lag known, the open batch empty again.
+     */
+    private static void assertMetricsMoved(ConnectRelease release, TaskMetricsOverJmx first,
+            TaskMetricsOverJmx second, String table) {
+        System.out.printf("ConnectWorkersIT %s metrics after the second round: %s%n", release, second);
+        assertEquals(2, second.tasks(), release + ": an MBean per task " + second);
+        assertEquals(RECORDS, first.sum("records-committed-total"), release + " " + first);
+        assertEquals(2 * RECORDS, second.sum("records-committed-total"), release + " " + second);
+        assertTrue(second.sum("batches-committed-total") > first.sum("batches-committed-total"), release + "");
+        assertTrue(second.sum("files-committed-total") > first.sum("files-committed-total"), release + "");
+        assertTrue(second.sum("bytes-committed-total") > first.sum("bytes-committed-total"), release + "");
+        assertTrue(second.sum("metastore-calls-total") > first.sum("metastore-calls-total"), release + "");
+        assertTrue(second.sum("batches-closed-by-interval-total") + second.sum("batches-closed-by-records-total")
+                >= second.sum("batches-committed-total"), release + ": every batch closed for a reason " + second);
+        assertTrue(second.max("commit-stage-time-ms-max") > 0, release + ": staging timed " + second);
+        assertEquals(0, second.sum("open-batch-records"), release + ": nothing left open " + second);
+        assertEquals(0, second.sum("fencing-refusals-total"), release + "");
+        assertEquals(0, second.sum("dead-letter-records-total"), release + "");
+        assertTrue(second.memoryBudgetBytes() > 0, release + ": the worker's budget " + second);
+        double lag = second.tableLag(table);
+        assertTrue(lag >= 0 && lag < 5 * 60_000, release + ": the table's end-to-end lag " + lag + " ms");
     }
 
     private static void assertPluginFound(ConnectWorkerProcess worker, ConnectRelease release) throws Exception {

@@ -1,0 +1,173 @@
+package io.hivesink.metrics;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.Avg;
+import org.apache.kafka.common.metrics.stats.CumulativeCount;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
+import org.apache.kafka.common.metrics.stats.Max;
+import org.apache.kafka.common.metrics.stats.Rate;
+
+import io.hivesink.commit.CommitSummary;
+import io.hivesink.metastore.MetastoreCallObserver;
+
+/**
+ * A task's metrics, one place for their names and meaning (the README's metrics table lists the same): what the open
+ * batch holds, why batches closed, what commits landed and where their time went, how far behind each table is,
+ * how the metastore answers, and what was refused, sent to the dead-letter queue, skipped or held back. The parts
+ * report events here; values that parts already keep are read when the metric is read.
+ */
+public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
+
+    /** Why a batch closed, each counted under {@code batches-closed-by-<reason>-total}. */
+    public enum CloseReason {
+        RECORDS, BYTES, INTERVAL, TABLE_RECORDS, MEMORY, PARTITIONS_CLOSED;
+
+        String metricPart() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+    }
+
+    /** The commit steps timed, in order: {@code commit-<step>-time-ms-avg} and {@code -max} each. */
+    static final List<String> STEPS = List.of("encode", "tables", "stage", "intent", "move", "register", "mark",
+            "state");
+
+    private final MetricsBackend backend;
+    private final LongSupplier clock;
+    private final Map<CloseReason, Sensor> closes = new ConcurrentHashMap<>();
+    private final Map<String, Sensor> steps = new ConcurrentHashMap<>();
+    private final Map<String, Long> newestCommittedTimestamp = new ConcurrentHashMap<>();
+    private final Sensor commits;
+    private final Sensor commitTime;
+    private final Sensor records;
+    private final Sensor files;
+    private final Sensor bytes;
+    private final Sensor metastoreCalls;
+    private final Sensor metastoreRetries;
+    private final Sensor metastoreErrors;
+    private final Sensor fencingRefusals;
+    private final Sensor commitRetries;
+    private final Sensor deadLettered;
+    private final Sensor skipped;
+
+    public TaskMetrics(MetricsBackend backend, LongSupplier clock) {
+        this.backend = backend;
+        this.clock = clock;
+        for (CloseReason reason : CloseReason.values()) {
+            closes.put(reason, total("batches-closed-by-" + reason.metricPart(), "Batches closed by "
+                    + reason.metricPart().replace('-', ' ') + (reason == CloseReason.PARTITIONS_CLOSED
+                            ? " (a rebalance or the task stopping)" : " (the limit was reached)")));
+        }
+        commits = total("batches-committed", "Batches committed");
+        commitTime = timing("commit", "A batch commit, every step");
+        for (String step : STEPS) {
+            steps.put(step, timing("commit-" + step, "The " + step + " step of a batch commit"));
+        }
+        records = totalAndRate("records-committed", "Records committed (landed in tables)");
+        files = total("files-committed", "Data files committed");
+        bytes = totalAndRate("bytes-committed", "Bytes of data files committed");
+        metastoreCalls = backend.sensor("metastore-calls");
+        metastoreCalls.add(backend.name("metastore-calls-total", "Metastore calls", Map.of()), new CumulativeCount());
+        metastoreCalls.add(backend.name("metastore-call-time-ms-avg", "Metastore call latency, average", Map.of()),
+                new Avg());
+        metastoreCalls.add(backend.name("metastore-call-time-ms-max", "Metastore call latency, maximum", Map.of()),
+                new Max());
+        metastoreRetries = total("metastore-retries", "Metastore calls repeated after a lost connection");
+        metastoreErrors = total("metastore-errors", "Metastore calls that failed");
+        fencingRefusals = total("fencing-refusals", "Commits refused because another task owns the partitions");
+        commitRetries = total("commit-retries", "Batch commits that failed with a retriable error and were held");
+        deadLettered = total("dead-letter-records", "Records sent to the errant-record reporter (dead-letter queue)");
+        skipped = total("skipped-records", "Records skipped: null values ignored, or bad records with "
+                + "errors.tolerance=all and no reporter");
+    }
+
+    /** A value the metric reads from a part when it is read (what the open batch holds, the budget used, ...). */
+    public void gauge(String name, String description, LongSupplier value) {
+        backend.add(backend.name(name, description, Map.of()), (Gauge<Long>) (config, now) -> value.getAsLong());
+    }
+
+    public void batchClosed(CloseReason reason) {
+        closes.get(reason).record();
+    }
+
+    /** A batch landed: its counts, its steps' times and, per table, the newest record timestamp it committed. */
+    public void committed(CommitSummary summary, long encodeMs, Map<String, Long> newestTimestampPerTable) {
+        commits.record();
+        records.record((double) summary.records());
+        files.record(summary.files());
+        bytes.record((double) summary.bytes());
+        long[] times = {encodeMs, summary.tablesMs(), summary.stagingMs(), summary.intentMs(), summary.movingMs(),
+            summary.registeringMs(), summary.markingMs(), summary.stateMs()};
+        long total = 0;
+        for (int i = 0; i < STEPS.size(); i++) {
+            steps.get(STEPS.get(i)).record((double) times[i]);
+            total += i == 0 ? 0 : times[i]; // encoding overlaps the batch's filling, not the commit
+        }
+        commitTime.record((double) total);
+        newestTimestampPerTable.forEach((table, timestamp) -> {
+            if (newestCommittedTimestamp.putIfAbsent(table, timestamp) == null) {
+                backend.add(backend.name("end-to-end-lag-ms", "Now minus the newest record timestamp committed "
+                        + "to the table", Map.of("table", table)), (Gauge<Long>) (config, now) ->
+                                clock.getAsLong() - newestCommittedTimestamp.get(table));
+            }
+            newestCommittedTimestamp.merge(table, timestamp, Math::max);
+        });
+    }
+
+    public void commitHeld() {
+        commitRetries.record();
+    }
+
+    public void fenced() {
+        fencingRefusals.record();
+    }
+
+    public void deadLettered(int count) {
+        deadLettered.record(count);
+    }
+
+    public void skipped(long count) {
+        skipped.record((double) count);
+    }
+
+    @Override
+    public void called(long millis, int attempts, boolean failed) {
+        metastoreCalls.record((double) millis);
+        if (attempts > 1) {
+            metastoreRetries.record(attempts - 1);
+        }
+        if (failed) {
+            metastoreErrors.record();
+        }
+    }
+
+    @Override
+    public void close() {
+        backend.close();
+    }
+
+    private Sensor total(String name, String description) {
+        Sensor sensor = backend.sensor(name);
+        sensor.add(backend.name(name + "-total", description, Map.of()), new CumulativeSum());
+        return sensor;
+    }
+
+    private Sensor totalAndRate(String name, String description) {
+        Sensor sensor = total(name, description);
+        sensor.add(backend.name(name + "-rate", description + ", per second", Map.of()), new Rate());
+        return sensor;
+    }
+
+    private Sensor timing(String name, String description) {
+        Sensor sensor = backend.sensor(name + "-time");
+        sensor.add(backend.name(name + "-time-ms-avg", description + ": average ms", Map.of()), new Avg());
+        sensor.add(backend.name(name + "-time-ms-max", description + ": maximum ms", Map.of()), new Max());
+        return sensor;
+    }
+}

@@ -1,0 +1,72 @@
+package io.hivesink.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.apache.kafka.connect.errors.ConnectException;
+import org.junit.jupiter.api.Test;
+
+class StateDatabaseTest {
+
+    private final InMemoryMetastore metastore = new InMemoryMetastore();
+
+    private StateTables locate(String tablesDatabase) {
+        StateTables.Deployment deployment = new StateTables.Deployment("orders", "orders", tablesDatabase);
+        return StateDatabase.locate(metastore, "hive_sink", tablesDatabase, "file:///warehouse",
+                in -> new StateTables(metastore, in, deployment, "file:///staging/orders/state", "orders-t0-x"));
+    }
+
+    private List<String> tablesIn(String database) {
+        return metastore.tables.values().stream().filter(t -> t.getDbName().equals(database))
+                .map(t -> t.getTableName()).sorted().toList();
+    }
+
+    @Test
+    void aNewConnectorKeepsItsStateInADatabaseOfItsOwnCreatedIfMissing() {
+        metastore.createDatabase("shop", "file:///warehouse/shop.db");
+        StateTables states = locate("shop");
+        states.readOrCreate(0);
+        states.readOrCreate(1);
+
+        assertEquals("hive_sink", states.database());
+        assertTrue(metastore.databaseExists("hive_sink"));
+        assertEquals(List.of("hive_sink_state_orders_0", "hive_sink_state_orders_1"), tablesIn("hive_sink"));
+        assertEquals(List.of(), tablesIn("shop"), "the user's database holds none of the connector's state");
+        assertEquals("hive_sink", locate("shop").database(), "found there at the next start");
+    }
+
+    @Test
+    void stateKeptInTheTablesDatabaseBeforeStaysThereAndANewTaskJoinsIt() {
+        metastore.createDatabase("shop", "file:///warehouse/shop.db");
+        StateTables.Deployment deployment = new StateTables.Deployment("orders", "orders", "shop");
+        StateTables earlier = new StateTables(metastore, "shop", deployment, "file:///staging/orders/state", "old");
+        earlier.readOrCreate(0);
+        metastore.tables.get("shop.hive_sink_state_orders_0").getParameters().remove(StateTables.TABLES_DATABASE);
+
+        StateTables states = locate("shop");
+        states.readOrCreate(1);
+
+        assertEquals("shop", states.database());
+        assertEquals(List.of("hive_sink_state_orders_0", "hive_sink_state_orders_1"), tablesIn("shop"));
+        assertFalse(metastore.databaseExists("hive_sink"), "nothing made in the new place");
+        assertEquals(2, states.readAll().size(), "the table without the tables' database is read as this one's");
+    }
+
+    @Test
+    void aConnectorOfTheSameNameLandingInAnotherDatabaseIsRefusedNamingBoth() {
+        metastore.createDatabase("shop_dev", "file:///warehouse/shop_dev.db");
+        locate("shop_dev").readOrCreate(0);
+
+        StateTables other = locate("shop_staging");
+        ConnectException e = assertThrows(ConnectException.class, () -> other.readOrCreate(0));
+        assertTrue(e.getMessage().startsWith("The state table hive_sink.hive_sink_state_orders_0 belongs to a "
+                + "connector named 'orders' that lands in database shop_dev, but this one lands in shop_staging. "
+                + "If two deployments share the name in this metastore, rename one, or give each a state.database "
+                + "of its own."), e.getMessage());
+        assertThrows(ConnectException.class, other::readAll);
+    }
+}

@@ -1,0 +1,65 @@
+package io.hivesink.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import org.junit.jupiter.api.Test;
+
+import io.hivesink.commit.CommitSummary;
+
+/** The metrics through the JMX registry of workers without plugin metrics, read back from the platform's MBeans. */
+class TaskMetricsTest {
+
+    private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+
+    private double read(String name, String attribute) throws Exception {
+        return ((Number) server.getAttribute(new ObjectName(name), attribute)).doubleValue();
+    }
+
+    @Test
+    void commitsClosesCallsAndLagAreReadUnderThePluginMetricNames() throws Exception {
+        AtomicLong now = new AtomicLong(1_000_000);
+        AtomicLong open = new AtomicLong(42);
+        String task = "kafka.connect:type=plugins,connector=orders-sink,task=3";
+        try (TaskMetrics metrics = new TaskMetrics(new JmxMetricsBackend("orders-sink", 3), now::get)) {
+            metrics.gauge("open-batch-records", "Records in the open batch", open::get);
+            metrics.batchClosed(TaskMetrics.CloseReason.INTERVAL);
+            metrics.committed(new CommitSummary("b1", 1_000, 2, 3, 1, 3, 65_536, 1, 40, 5, 6, 7, 8, 9), 120,
+                    Map.of("orders", 990_000L, "returns", 940_000L));
+            metrics.called(12, 1, false);
+            metrics.called(30, 2, true);
+            metrics.deadLettered(2);
+
+            assertEquals(42, read(task, "open-batch-records"));
+            assertEquals(1, read(task, "batches-closed-by-interval-total"));
+            assertEquals(0, read(task, "batches-closed-by-records-total"));
+            assertEquals(1, read(task, "batches-committed-total"));
+            assertEquals(1_000, read(task, "records-committed-total"));
+            assertEquals(3, read(task, "files-committed-total"));
+            assertEquals(65_536, read(task, "bytes-committed-total"));
+            assertEquals(120, read(task, "commit-encode-time-ms-max"));
+            assertEquals(40, read(task, "commit-stage-time-ms-avg"));
+            assertEquals(1 + 40 + 5 + 6 + 7 + 8 + 9, read(task, "commit-time-ms-max"), "the steps after encoding");
+            assertEquals(2, read(task, "metastore-calls-total"));
+            assertEquals(30, read(task, "metastore-call-time-ms-max"));
+            assertEquals(1, read(task, "metastore-retries-total"));
+            assertEquals(1, read(task, "metastore-errors-total"));
+            assertEquals(2, read(task, "dead-letter-records-total"));
+            assertEquals(10_000, read(task + ",table=orders", "end-to-end-lag-ms"));
+            now.addAndGet(5_000);
+            assertEquals(65_000, read(task + ",table=returns", "end-to-end-lag-ms"), "read when read");
+            metrics.committed(new CommitSummary("b2", 10, 1, 1, 0, 1, 100, 0, 1, 1, 1, 1, 1, 1), 1,
+                    Map.of("orders", 1_004_000L));
+            assertEquals(1_000, read(task + ",table=orders", "end-to-end-lag-ms"));
+        }
+        assertFalse(server.isRegistered(new ObjectName(task)), "removed when the task closes them");
+        assertTrue(server.queryNames(new ObjectName(task + ",*"), null).isEmpty());
+    }
+}

@@ -1,0 +1,71 @@
+package io.hivesink.it.compat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+
+import io.hivesink.stack.connect.ConnectWorkerProcess;
+
+/**
+ * A connector's task metrics as an operator's agent reads them from a worker over JMX: the MBeans
+ * {@code kafka.connect:type=plugins,connector=<connector>,task=<n>}, and the per-table ones with a {@code table} key.
+ */
+record TaskMetricsOverJmx(Map<String, Map<String, Double>> perTask, Map<String, Map<String, Double>> perTable) {
+
+    static TaskMetricsOverJmx read(ConnectWorkerProcess worker, String connector) throws Exception {
+        MBeanServerConnection jmx = worker.jmx();
+        Map<String, Map<String, Double>> perTask = new TreeMap<>();
+        Map<String, Map<String, Double>> perTable = new TreeMap<>();
+        String prefix = "kafka.connect:type=plugins,connector=" + connector;
+        for (ObjectName name : jmx.queryNames(new ObjectName(prefix + ",task=*"), null)) {
+            perTask.put(name.getKeyProperty("task"), attributes(jmx, name));
+        }
+        for (ObjectName name : jmx.queryNames(new ObjectName(prefix + ",task=*,table=*"), null)) {
+            perTable.put(name.getKeyProperty("table") + "/" + name.getKeyProperty("task"), attributes(jmx, name));
+        }
+        return new TaskMetricsOverJmx(perTask, perTable);
+    }
+
+    private static Map<String, Double> attributes(MBeanServerConnection jmx, ObjectName name) throws Exception {
+        Map<String, Double> values = new TreeMap<>();
+        for (MBeanAttributeInfo attribute : jmx.getMBeanInfo(name).getAttributes()) {
+            Object value = jmx.getAttribute(name, attribute.getName());
+            if (value instanceof Number number) {
+                values.put(attribute.getName(), number.doubleValue());
+            }
+        }
+        return values;
+    }
+
+    int tasks() {
+        return perTask.size();
+    }
+
+    /** The metric summed over the tasks (0 for a task that lacks it). */
+    long sum(String metric) {
+        return Math.round(perTask.values().stream().mapToDouble(m -> m.getOrDefault(metric, 0.0)).sum());
+    }
+
+    double max(String metric) {
+        return perTask.values().stream().mapToDouble(m -> m.getOrDefault(metric, 0.0)).max().orElse(0);
+    }
+
+    double memoryBudgetBytes() {
+        return max("memory-budget-bytes");
+    }
+
+    /** The table's end-to-end lag, the smallest over the tasks that committed to it (-1 if none did). */
+    double tableLag(String table) {
+        List<Double> lags = new ArrayList<>();
+        perTable.forEach((key, metrics) -> {
+            if (key.startsWith(table + "/") && metrics.containsKey("end-to-end-lag-ms")) {
+                lags.add(metrics.get("end-to-end-lag-ms"));
+            }
+        });
+        return lags.stream().mapToDouble(Double::doubleValue).min().orElse(-1);
+    }
+}
