@@ -120,6 +120,14 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
         });
     }
 
+    /** Per table committed to so far, now minus the newest record timestamp committed to it. */
+    public Map<String, Long> lagMsByTable() {
+        Map<String, Long> lag = new java.util.TreeMap<>();
+        long now = clock.getAsLong();
+        newestCommittedTimestamp.forEach((table, newest) -> lag.put(table, now - newest));
+        return lag;
+    }
+
     public void commitHeld() {
         commitRetries.record();
     }

@@ -81,13 +81,15 @@ public final class BatchCycle {
     private long bytesTold = -1;
 
     private final TaskMetrics metrics;
+    private final ProgressLine progress;
     /** The time the held batch took to encode, for its commit's metrics. */
     private long pendingEncodeMs;
 
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
             RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity, ConsumerControl consumer,
-            MemoryGate memory, PostponedClaims postponed, TaskMetrics metrics) {
+            MemoryGate memory, PostponedClaims postponed, TaskMetrics metrics, String task) {
         this.metrics = metrics;
+        this.progress = new ProgressLine(task, clock, metrics::lagMsByTable);
         this.memory = memory;
         this.postponed = postponed;
         this.rewinder = consumer.rewinder();
@@ -194,6 +196,7 @@ public final class BatchCycle {
             }
             buffer.submitPending(); // encode what came in while the consumer fetches more
             flushIfDue(); // the interval also elapses while no records arrive
+            progress.logIfDue(buffer.recordCount(), buffer.byteCount());
             releaseMemoryIfDue(); // others may have filled the budget meanwhile
             long dueInMs = soonest(soonest(memory.settle(), flushPolicy.msUntilDue(buffer, clock.getAsLong())),
                     postponed.msUntilNextTry());
@@ -292,6 +295,7 @@ public final class BatchCycle {
             metrics.committed(summary, pendingEncodeMs, newestTimestampPerTable(pending));
             pending = null;
             log.info(summary.logLine());
+            progress.committed(summary.records(), summary.bytes());
         } catch (TaskFencedException e) {
             metrics.fenced();
             pending = null;

@@ -194,7 +194,8 @@ public final class TaskAssembly implements AutoCloseable {
                     identity, new ConsumerControl(context::offset, context::timeout, pauses,
                             new ResumePoints(config.batch().maxRecords())),
                     memory,
-                    new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()), metrics);
+                    new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()), metrics,
+                    taskId + " of " + connectorName);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, state in {}, "
                     + "metastore {}", taskId, connectorName, instance, database, warehouseUri, database,
                     tablesConfig.ledgerTable(), states.database(), metastoreConfig.uris());

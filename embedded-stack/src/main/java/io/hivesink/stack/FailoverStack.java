@@ -105,6 +105,11 @@ public final class FailoverStack implements AutoCloseable {
                 "hive-sink-" + cluster, pluginPath, extraProps, environment, jvmOptions, logLevel);
     }
 
+    /** The stack's directory: its parts' files, and room for a test's own. */
+    public Path workDir() {
+        return workDir;
+    }
+
     public EmbeddedKafkaCluster kafka() {
         return kafka;
     }

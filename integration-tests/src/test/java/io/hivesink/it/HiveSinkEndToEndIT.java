@@ -162,6 +162,16 @@ class HiveSinkEndToEndIT {
             highWater.put(row.get(0) + "-" + row.get(1), row.get(2));
         }
         assertEquals(ends, highWater, "the last committed offset of each Kafka partition");
+
+        Map<String, Long> behind = new TreeMap<>();
+        for (List<String> row : hive.query("select table_name, max(max_timestamp) as newest_landed, "
+                + "unix_timestamp() - unix_timestamp(max(max_timestamp)) as seconds_behind from " + ledger
+                + " group by table_name")) {
+            behind.put(row.get(0), Long.parseLong(row.get(2)));
+        }
+        assertTrue(behind.keySet().containsAll(List.of(ORDERS_TABLE, CUSTOMERS_TABLE)), behind.toString());
+        // the records were produced minutes ago; a session zone other than UTC shifts it by at most 14 hours
+        assertTrue(behind.values().stream().allMatch(s -> Math.abs(s) < 15 * 3600), "seconds behind: " + behind);
     }
 
     private static List<List<String>> expectedCounts(Map<String, Integer> counts) {

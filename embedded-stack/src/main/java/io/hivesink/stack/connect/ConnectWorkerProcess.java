@@ -65,6 +65,25 @@ public final class ConnectWorkerProcess implements AutoCloseable {
     public static ConnectWorkerProcess start(ConnectRelease release, String name, Path workDir,
             String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
             Map<String, String> environment, List<String> jvmOptions, String logLevel) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(release, name, workDir, bootstrapServers, groupId, pluginPath, extraProps,
+                        environment, jvmOptions, logLevel);
+            } catch (IllegalStateException e) {
+                // a free port picked here can be taken by another process (test JVMs run side by side) before
+                // the worker binds it: start again on other ports
+                String message = String.valueOf(e.getMessage());
+                if (attempt == 3 || !(message.contains("Address already in use")
+                        || message.contains("Port already in use"))) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static ConnectWorkerProcess startOnce(ConnectRelease release, String name, Path workDir,
+            String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
+            Map<String, String> environment, List<String> jvmOptions, String logLevel) throws IOException {
         Files.createDirectories(workDir);
         int port = freePort();
         Map<String, String> props = new LinkedHashMap<>();

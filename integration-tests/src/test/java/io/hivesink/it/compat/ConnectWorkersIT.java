@@ -3,11 +3,15 @@ package io.hivesink.it.compat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterAll;
@@ -17,12 +21,14 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.hivesink.it.StackExtension;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectRelease;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
+import io.hivesink.stack.connect.PluginArchive;
 
 /**
  * The plugin archive, unpacked on {@code plugin.path} of a stock Kafka Connect worker started as its own OS process,
@@ -112,6 +118,54 @@ class ConnectWorkersIT {
                     Long.toString(qty)));
         }
         assertEquals(expected, landed, "every record once, on every worker release");
+    }
+
+    /**
+     * The archive in Confluent Hub's layout, installed under a worker's plugin.path as {@code confluent connect plugin
+     * install} does: its manifest says what the Hub needs, and a stock worker loads the plugin from it and lands
+     * records with it.
+     */
+    @Test
+    void theHubArchiveInstalledAsConfluentsCliDoesLoadsInAStockWorker() throws Exception {
+        Path zip = PluginArchive.built(PluginArchive.HUB_COMPONENT + "-.*\\.zip");
+        String top = zip.getFileName().toString().replaceAll("\\.zip$", "");
+        JsonNode manifest;
+        List<String> entries;
+        try (ZipFile archive = new ZipFile(zip.toFile())) {
+            entries = archive.stream().map(ZipEntry::getName).toList();
+            try (InputStream in = archive.getInputStream(archive.getEntry(top + "/manifest.json"))) {
+                manifest = new ObjectMapper().readTree(in);
+            }
+        }
+        assertEquals(top, manifest.path("owner").path("username").asText() + "-" + manifest.path("name").asText()
+                + "-" + manifest.path("version").asText(), "the archive is named <owner>-<name>-<version>");
+        assertEquals("sink", manifest.path("component_types").path(0).asText());
+        assertEquals("Apache License 2.0", manifest.path("license").path(0).path("name").asText());
+        assertTrue(manifest.path("title").asText().startsWith("hive-sink"), manifest.toString());
+        assertTrue(manifest.path("release_date").asText().matches("\\d{4}-\\d{2}-\\d{2}"), manifest.toString());
+        assertTrue(manifest.path("requirements").path(0).asText().contains("3.9"), manifest.toString());
+        for (String expected : List.of("/doc/LICENSE", "/doc/README.md", "/doc/configuration.md",
+                "/etc/hive-sink-connector.properties")) {
+            assertTrue(entries.contains(top + expected), expected + " in " + entries);
+        }
+        assertTrue(entries.stream().anyMatch(e -> e.matches(top + "/lib/hive-sink-connector-.*\\.jar")),
+                entries.toString());
+
+        Path pluginPath = stack.workDir().resolve("hub-plugins").toAbsolutePath();
+        PluginArchive.installHubArchive(pluginPath);
+        String topic = "orders.hub";
+        stack.kafka().createTopic(topic, 1);
+        SampleData.produce(producer, topic, SampleData.ORDER, 0, RECORDS, SampleData::order);
+        try (ConnectWorkerProcess worker = stack.startWorker(ConnectRelease.KAFKA_4_3, "hub",
+                Map.of("plugin.path", pluginPath.toString()), Map.of())) {
+            assertPluginFound(worker, ConnectRelease.KAFKA_4_3);
+            Map<String, String> config = stack.connectorConfig("hub", DATABASE);
+            config.put("topics", topic);
+            worker.rest().putConnector("hub", config);
+            stack.awaitCommittedToEnd("hub", Duration.ofMinutes(2), List.of(topic));
+        }
+        assertEquals(List.of(List.of(Integer.toString(RECORDS), Integer.toString(RECORDS))), stack.hive().query(
+                "select count(*), count(distinct id) from " + DATABASE + ".orders_hub"));
     }
 
     /**
