@@ -14,10 +14,11 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
+
+import io.hivesink.fs.StagingArea;
 
 /**
  * A batch's intent, everything needed to finish its commit without the records: which staged file goes where, the
@@ -73,14 +74,15 @@ public record Manifest(String batchId, List<StagedFile> files, StagedFile ledger
             offsets.add(offset);
         });
         record.put("next_offsets", offsets);
-        try (FSDataOutputStream out = fs.create(path, true);
-                DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(SCHEMA))) {
+        StagingArea.writeSynced(fs, path, out -> {
+            // not closed: the stream is StagingArea's to close; flush() writes the whole file
+            DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(SCHEMA));
             writer.setMeta(DurableFormat.MANIFEST.key(), Integer.toString(DurableFormat.CURRENT));
             writer.create(SCHEMA, out);
             writer.append(record);
             writer.flush();
-            out.hsync();
-        }
+            return 0;
+        });
     }
 
     public static Manifest read(FileSystem fs, Path path) throws IOException {

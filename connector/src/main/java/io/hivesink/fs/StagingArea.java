@@ -82,11 +82,31 @@ public final class StagingArea {
 
     /** Writes the file (replacing a leftover of an earlier try) and syncs it to the datanodes' disks. */
     public long write(Path path, Content content) throws IOException {
+        return writeSynced(fs, path, content);
+    }
+
+    /**
+     * Writes a file of any FileSystem (replacing a leftover of an earlier try) and syncs it. Not try-with-resources:
+     * an HDFS stream whose pipeline failed throws the same exception instance again on close, which cannot be added
+     * to itself as suppressed; the IllegalArgumentException that follows would hide the retriable IOException.
+     */
+    public static long writeSynced(FileSystem fs, Path path, Content content) throws IOException {
+        FSDataOutputStream out = fs.create(path, true);
         long bytes;
-        try (FSDataOutputStream out = fs.create(path, true)) {
+        try {
             bytes = content.writeTo(out);
             out.hsync();
+        } catch (IOException | RuntimeException e) {
+            try {
+                out.close();
+            } catch (IOException | RuntimeException onClose) {
+                if (onClose != e) {
+                    e.addSuppressed(onClose);
+                }
+            }
+            throw e;
         }
+        out.close();
         return bytes;
     }
 
