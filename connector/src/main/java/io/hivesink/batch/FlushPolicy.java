@@ -35,23 +35,31 @@ public final class FlushPolicy {
         return buffer.isEmpty() ? -1 : Math.max(0, buffer.openedAtMs() + maxIntervalMs - nowMs);
     }
 
-    /** The reason to flush now, or null if the batch may keep growing. */
-    public String flushReason(BatchBuffer buffer, long nowMs) {
+    /**
+     * Why the open batch is due to close now.
+     *
+     * @param description the reason for the log: {@code records}, or {@code records of table dim_customers}
+     */
+    public record Due(CloseReason reason, String description) {
+    }
+
+    /** Why the batch is due to close now, or null if it may keep growing. */
+    public Due flushReason(BatchBuffer buffer, long nowMs) {
         if (buffer.isEmpty()) {
             return null;
         }
         if (buffer.recordCount() >= maxRecords) {
-            return "records";
+            return new Due(CloseReason.RECORDS, "records");
         }
         if (buffer.byteCount() >= maxBytes) {
-            return "bytes";
+            return new Due(CloseReason.BYTES, "bytes");
         }
         if (nowMs - buffer.openedAtMs() >= maxIntervalMs) {
-            return "interval";
+            return new Due(CloseReason.INTERVAL, "interval");
         }
         for (Map.Entry<String, Long> limit : maxRecordsPerTable.entrySet()) {
             if (buffer.tableRecordCount(limit.getKey()) >= limit.getValue()) {
-                return "records of table " + limit.getKey();
+                return new Due(CloseReason.TABLE_RECORDS, "records of table " + limit.getKey());
             }
         }
         return null;

@@ -1,7 +1,6 @@
 package io.hivesink.metrics;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
@@ -14,6 +13,7 @@ import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Max;
 import org.apache.kafka.common.metrics.stats.Rate;
 
+import io.hivesink.batch.CloseReason;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.metastore.MetastoreCallObserver;
 
@@ -24,15 +24,6 @@ import io.hivesink.metastore.MetastoreCallObserver;
  * report events here; values that parts already keep are read when the metric is read.
  */
 public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
-
-    /** Why a batch closed, each counted under {@code batches-closed-by-<reason>-total}. */
-    public enum CloseReason {
-        RECORDS, BYTES, INTERVAL, TABLE_RECORDS, MEMORY, PARTITIONS_CLOSED;
-
-        String metricPart() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-    }
 
     /** The commit steps timed, in order: {@code commit-<step>-time-ms-avg} and {@code -max} each. */
     static final List<String> STEPS = List.of("encode", "tables", "stage", "intent", "move", "register", "mark",

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.CloseReason;
 import io.hivesink.batch.FlushPolicy;
 import io.hivesink.batch.MemoryBudget;
 import io.hivesink.batch.RecordGroup;
@@ -224,14 +225,9 @@ public final class BatchCycle {
     }
 
     private void flushIfDue() {
-        String reason = flushPolicy.flushReason(buffer, clock.getAsLong());
-        if (reason != null) {
-            flush(reason, switch (reason) {
-                case "records" -> TaskMetrics.CloseReason.RECORDS;
-                case "bytes" -> TaskMetrics.CloseReason.BYTES;
-                case "interval" -> TaskMetrics.CloseReason.INTERVAL;
-                default -> TaskMetrics.CloseReason.TABLE_RECORDS;
-            });
+        FlushPolicy.Due due = flushPolicy.flushReason(buffer, clock.getAsLong());
+        if (due != null) {
+            flush(due.description(), due.reason());
         }
     }
 
@@ -245,7 +241,7 @@ public final class BatchCycle {
         if (memory.shouldRelease(heldBytes())) {
             String reason = memory.releaseReason();
             log.info("Closing batch early ({} records): {}", buffer.recordCount(), reason);
-            flush("memory budget", TaskMetrics.CloseReason.MEMORY);
+            flush("memory budget", CloseReason.MEMORY);
         }
     }
 
@@ -258,7 +254,7 @@ public final class BatchCycle {
         return held;
     }
 
-    private void flush(String reason, TaskMetrics.CloseReason why) {
+    private void flush(String reason, CloseReason why) {
         Batch batch = buffer.drain();
         metrics.batchClosed(why);
         pendingEncodeMs = buffer.lastBatchEncodeMs();
@@ -406,7 +402,7 @@ public final class BatchCycle {
             try {
                 commitPending();
                 if (!buffer.isEmpty()) {
-                    flush("partitions closing", TaskMetrics.CloseReason.PARTITIONS_CLOSED);
+                    flush("partitions closing", CloseReason.PARTITIONS_CLOSED);
                 }
             } catch (DataException | TaskFencedException e) {
                 stopped = true; // a bad record (errors.tolerance=none) or fencing: the task stops, as in put

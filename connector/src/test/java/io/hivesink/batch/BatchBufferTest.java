@@ -152,17 +152,17 @@ class BatchBufferTest {
         buffer.add(order("orders", 0, 0, "eu"), 100);
         assertNull(byRecords.flushReason(buffer, 100));
         buffer.add(order("orders", 0, 1, "eu"), 100);
-        assertEquals("records", byRecords.flushReason(buffer, 100));
+        assertEquals("records", byRecords.flushReason(buffer, 100).description());
         buffer.submitPending();
         FlushPolicy byBytes = new FlushPolicy(100, 1, Long.MAX_VALUE);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (byBytes.flushReason(buffer, 100) == null && System.nanoTime() < deadline) {
             Thread.onSpinWait(); // bytes count once the chunk is encoded in the background
         }
-        assertEquals("bytes", byBytes.flushReason(buffer, 100));
+        assertEquals("bytes", byBytes.flushReason(buffer, 100).description());
         FlushPolicy byAge = new FlushPolicy(100, Long.MAX_VALUE, 50);
         assertNull(byAge.flushReason(buffer, 149));
-        assertEquals("interval", byAge.flushReason(buffer, 150));
+        assertEquals("interval", byAge.flushReason(buffer, 150).description());
     }
 
     @Test
@@ -177,7 +177,7 @@ class BatchBufferTest {
         assertEquals(5, buffer.tableRecordCount("orders"));
         assertNull(policy.flushReason(buffer, 0), "5 orders, 2 customers: under both limits");
         buffer.add(order("customers", 0, 2, "eu"), 0);
-        assertEquals("records of table dim_customers", policy.flushReason(buffer, 0),
+        assertEquals("records of table dim_customers", policy.flushReason(buffer, 0).description(),
                 "counted as records are taken, not when they are encoded");
         buffer.drain();
         assertEquals(0, buffer.tableRecordCount("dim_customers"), "a new batch counts from zero");

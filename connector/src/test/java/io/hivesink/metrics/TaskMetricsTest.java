@@ -12,6 +12,7 @@ import javax.management.ObjectName;
 
 import org.junit.jupiter.api.Test;
 
+import io.hivesink.batch.CloseReason;
 import io.hivesink.commit.CommitSummary;
 
 /** The metrics through the JMX registry of workers without plugin metrics, read back from the platform's MBeans. */
@@ -30,7 +31,7 @@ class TaskMetricsTest {
         String task = "kafka.connect:type=plugins,connector=orders-sink,task=3";
         try (TaskMetrics metrics = new TaskMetrics(new JmxMetricsBackend("orders-sink", 3), now::get)) {
             metrics.gauge("open-batch-records", "Records in the open batch", open::get);
-            metrics.batchClosed(TaskMetrics.CloseReason.INTERVAL);
+            metrics.batchClosed(CloseReason.INTERVAL);
             metrics.committed(new CommitSummary("b1", 1_000, 2, 3, 1, 3, 65_536, 1, 40, 5, 6, 7, 8, 9), 120,
                     Map.of("orders", 990_000L, "returns", 940_000L));
             metrics.called(12, 1, false);

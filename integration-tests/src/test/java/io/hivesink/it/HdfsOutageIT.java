@@ -3,7 +3,6 @@ package io.hivesink.it;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -80,71 +79,43 @@ class HdfsOutageIT {
 
     @Test
     void hdfsInSafeModeWhileEveryTaskRestartsLosesAndDuplicatesNothing() throws Exception {
-        String topic = "hdfs.safemode";
         String connector = "safe-mode";
-        stack.kafka().createTopic(topic, 2);
-        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of());
-                KafkaProducer<byte[], byte[]> producer = stack.kafka().createProducer(SampleData.producerSettings())) {
-            RecordFlow flow = new RecordFlow(producer, topic);
+        OutageChecks.Ridden ridden = checks.ridesOut("hdfs.safemode", connector, worker -> {
+            long enteredAt = System.nanoTime();
+            stack.dfs().getNameNodeRpc().setSafeMode(SafeModeAction.SAFEMODE_ENTER, false);
             try {
-                worker.rest().putConnector(connector, checks.connector(connector, topic));
-                EmbeddedStack.await("a first batch", Duration.ofMinutes(2), () -> checks.landed("hdfs_safemode") > 0);
-                long enteredAt = System.nanoTime();
-                stack.dfs().getNameNodeRpc().setSafeMode(SafeModeAction.SAFEMODE_ENTER, false);
                 Thread.sleep(2_000);
                 worker.rest().restartConnectorAndTasks(connector); // tasks stop and start while HDFS is read-only
                 Thread.sleep(Math.max(0, SAFE_MODE.toMillis() - (System.nanoTime() - enteredAt) / 1_000_000));
-                stack.dfs().getNameNodeRpc().setSafeMode(SafeModeAction.SAFEMODE_LEAVE, false);
-                System.out.printf("HdfsOutageIT: HDFS in safe mode for %d s; every task restarted 2 s in%n",
-                        (System.nanoTime() - enteredAt) / 1_000_000_000);
-                Thread.sleep(10_000);
             } finally {
-                if (stack.dfs().getNameNode().isInSafeMode()) {
-                    stack.dfs().getNameNodeRpc().setSafeMode(SafeModeAction.SAFEMODE_LEAVE, false);
-                }
-                flow.stop();
+                stack.dfs().getNameNodeRpc().setSafeMode(SafeModeAction.SAFEMODE_LEAVE, false);
             }
-            long produced = flow.produced();
-            checks.assertEachRecordOnce("hdfs_safemode", topic, produced);
-            OutageChecks.assertTasksRunning(worker, connector, 2);
-            List<String> waits = new ArrayList<>(worker.logLines().stream()
-                    .filter(line -> line.contains("HDFS cannot be written yet")).toList());
-            System.out.printf("HdfsOutageIT: %,d records landed once each across 30 s of safe mode; %d waits at "
-                    + "task start logged, the first: %s%n", produced, waits.size(), waits.isEmpty() ? "-"
-                    : waits.get(0));
-            assertTrue(!waits.isEmpty(), "the restarted tasks met safe mode at their start, and waited");
-        }
+            System.out.printf("HdfsOutageIT: HDFS in safe mode for %d s; every task restarted 2 s in%n",
+                    (System.nanoTime() - enteredAt) / 1_000_000_000);
+        });
+        List<String> waits = ridden.workerLog().stream().filter(line -> line.contains("HDFS cannot be written yet"))
+                .toList();
+        System.out.printf("HdfsOutageIT: %,d records landed once each across 30 s of safe mode; %d waits at "
+                + "task start logged, the first: %s%n", ridden.produced(), waits.size(), waits.isEmpty() ? "-"
+                : waits.get(0));
+        assertTrue(!waits.isEmpty(), "the restarted tasks met safe mode at their start, and waited");
     }
 
     @Test
     void aNameNodeRestartWhileEveryTaskRestartsLosesAndDuplicatesNothing() throws Exception {
-        String topic = "hdfs.namenode";
         String connector = "namenode-start";
-        stack.kafka().createTopic(topic, 2);
-        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of());
-                KafkaProducer<byte[], byte[]> producer = stack.kafka().createProducer(SampleData.producerSettings())) {
-            RecordFlow flow = new RecordFlow(producer, topic);
-            try {
-                worker.rest().putConnector(connector, checks.connector(connector, topic));
-                EmbeddedStack.await("a first batch", Duration.ofMinutes(2), () -> checks.landed("hdfs_namenode") > 0);
-                long restartAt = System.nanoTime();
-                CompletableFuture<Void> restart = CompletableFuture.runAsync(() -> EmbeddedStack.unchecked(() -> {
-                    stack.dfs().restartNameNode(true);
-                    return null;
-                }));
-                worker.rest().restartConnectorAndTasks(connector);
-                restart.join();
-                System.out.printf("HdfsOutageIT: NameNode restarted in %d ms while every task restarted%n",
-                        (System.nanoTime() - restartAt) / 1_000_000);
-                Thread.sleep(10_000);
-            } finally {
-                flow.stop();
-            }
-            long produced = flow.produced();
-            checks.assertEachRecordOnce("hdfs_namenode", topic, produced);
-            OutageChecks.assertTasksRunning(worker, connector, 2);
-            System.out.printf("HdfsOutageIT: %,d records landed once each across a NameNode restart at task "
-                    + "start%n", produced);
-        }
+        long produced = checks.ridesOut("hdfs.namenode", connector, worker -> {
+            long restartAt = System.nanoTime();
+            CompletableFuture<Void> restart = CompletableFuture.runAsync(() -> EmbeddedStack.unchecked(() -> {
+                stack.dfs().restartNameNode(true);
+                return null;
+            }));
+            worker.rest().restartConnectorAndTasks(connector);
+            restart.join();
+            System.out.printf("HdfsOutageIT: NameNode restarted in %d ms while every task restarted%n",
+                    (System.nanoTime() - restartAt) / 1_000_000);
+        }).produced();
+        System.out.printf("HdfsOutageIT: %,d records landed once each across a NameNode restart at task "
+                + "start%n", produced);
     }
 }

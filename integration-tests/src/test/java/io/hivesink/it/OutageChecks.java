@@ -6,8 +6,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.clients.producer.KafkaProducer;
+
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
 
 /** What every outage test checks once the outage is over: each record once, and every task running by itself. */
@@ -55,6 +58,42 @@ final class OutageChecks {
                 .get(0);
         assertEquals(List.of(Long.toString(produced), Long.toString(produced)), counts,
                 "every record once, through Hive");
+    }
+
+    /** What an outage test does to the running connector, with its one worker at hand. */
+    @FunctionalInterface
+    interface Outage {
+        void during(ConnectWorkerProcess worker) throws Exception;
+    }
+
+    /**
+     * One worker runs the connector (two tasks, the topic's two partitions) while records flow; once a first batch
+     * landed, the outage; records flow 10 s more; then each record must land once and every task run by itself.
+     *
+     * @return the records produced, and what the worker logged
+     */
+    Ridden ridesOut(String topic, String connector, Outage outage) throws Exception {
+        String table = topic.replace('.', '_');
+        stack.kafka().createTopic(topic, 2);
+        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of());
+                KafkaProducer<byte[], byte[]> producer = stack.kafka().createProducer(SampleData.producerSettings())) {
+            RecordFlow flow = new RecordFlow(producer, topic);
+            try {
+                worker.rest().putConnector(connector, connector(connector, topic));
+                EmbeddedStack.await("a first batch", Duration.ofMinutes(2), () -> landed(table) > 0);
+                outage.during(worker);
+                Thread.sleep(10_000);
+            } finally {
+                flow.stop();
+            }
+            long produced = flow.produced();
+            assertEachRecordOnce(table, topic, produced);
+            assertTasksRunning(worker, connector, 2);
+            return new Ridden(produced, worker.logLines());
+        }
+    }
+
+    record Ridden(long produced, List<String> workerLog) {
     }
 
     /** Every task of the connector is RUNNING: nobody restarted anything by hand. */

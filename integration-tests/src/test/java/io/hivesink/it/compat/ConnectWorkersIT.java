@@ -23,6 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.hivesink.batch.CloseReason;
 import io.hivesink.it.StackExtension;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
@@ -183,8 +184,8 @@ class ConnectWorkersIT {
         assertTrue(second.sum("bytes-committed-total") > first.sum("bytes-committed-total"), release + "");
         assertTrue(second.sum("metastore-calls-total") > first.sum("metastore-calls-total"), release + "");
         long closed = 0;
-        for (String reason : List.of("records", "bytes", "interval", "table-records", "memory", "partitions-closed")) {
-            closed += second.sum("batches-closed-by-" + reason + "-total");
+        for (CloseReason reason : CloseReason.values()) {
+            closed += second.sum("batches-closed-by-" + reason.metricPart() + "-total");
         }
         assertEquals(second.sum("batches-committed-total"), closed, release + ": every batch closed for a reason, "
                 + "counted once " + second);
