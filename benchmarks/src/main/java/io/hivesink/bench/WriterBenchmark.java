@@ -205,7 +205,8 @@ public final class WriterBenchmark {
         return lines;
     }
 
-    private static Map<String, String> options(String[] args) {
+    /** {@code --name value} pairs, in order. */
+    public static Map<String, String> options(String[] args) {
         Map<String, String> options = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 == args.length) {

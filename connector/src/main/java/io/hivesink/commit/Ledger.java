@@ -174,7 +174,8 @@ public final class Ledger {
         return metastore.getPartition(tables.database(), tableName, List.of(batchId)).map(Ledger::markedOffsetsOf);
     }
 
-    static Map<TopicPartition, Long> markedOffsetsOf(Partition marker) {
+    /** The end offsets a batch's ledger partition (its marker) holds. */
+    public static Map<TopicPartition, Long> markedOffsetsOf(Partition marker) {
         Map<String, String> params = marker.getParameters() == null ? Map.of() : marker.getParameters();
         DurableFormat.LEDGER_MARKER.check(params.get(DurableFormat.LEDGER_MARKER.key()), "of batch "
                 + String.join("/", marker.getValues()) + " in table " + marker.getDbName() + "."

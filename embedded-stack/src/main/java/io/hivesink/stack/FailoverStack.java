@@ -20,6 +20,7 @@ import io.hivesink.stack.connect.ConnectWorkerProcess;
 import io.hivesink.stack.connect.PluginArchive;
 import io.hivesink.stack.hive.HiveSql;
 import io.hivesink.stack.hive.MetastoreProcess;
+import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * The stack for crash and failover tests: a KRaft broker and a MiniDFSCluster in this JVM, the metastore and
@@ -54,6 +55,28 @@ public final class FailoverStack implements AutoCloseable {
      * As above, with {@code dataNodes} DataNodes; files are replicated to each (up to 3), so that tests can lose one.
      */
     public static FailoverStack start(Path workDir, int dataNodes) throws Exception {
+        return start(workDir, dataNodes, true);
+    }
+
+    /**
+     * As above; without HiveServer2 if {@code withHive} is false (a benchmark that reads only the metastore and HDFS
+     * keeps its CPU), when {@link #hive()} fails.
+     */
+    public static FailoverStack start(Path workDir, int dataNodes, boolean withHive) throws Exception {
+        return start(workDir, dataNodes, withHive, MetastoreRelease.HIVE_4_0, Map.of());
+    }
+
+    /**
+     * As above, with a metastore of the given release on its full schema (lock and transaction tables included,
+     * which a peer's Hive catalog locks tables with).
+     */
+    public static FailoverStack start(Path workDir, int dataNodes, boolean withHive, MetastoreRelease release)
+            throws Exception {
+        return start(workDir, dataNodes, withHive, release, Map.of(MetastoreProcess.FULL_SCHEMA, "true"));
+    }
+
+    private static FailoverStack start(Path workDir, int dataNodes, boolean withHive, MetastoreRelease release,
+            Map<String, String> metastoreConf) throws Exception {
         EmbeddedStack.deleteRecursively(workDir);
         Files.createDirectories(workDir);
         Path pluginPath = PluginArchive.unpack(workDir.resolve("plugins"));
@@ -64,14 +87,19 @@ public final class FailoverStack implements AutoCloseable {
         dfs.waitActive();
         String hdfsUri = dfs.getURI().toString();
         CompletableFuture<MetastoreProcess> metastoreStart = CompletableFuture.supplyAsync(
-                () -> EmbeddedStack.unchecked(() -> MetastoreProcess.start(workDir.resolve("metastore"), hdfsUri)));
+                () -> EmbeddedStack.unchecked(() -> MetastoreProcess.start(release, workDir.resolve("metastore"),
+                        hdfsUri, metastoreConf, MetastoreProcess.DEFAULT_START_TIMEOUT)));
         Properties brokerProps = new Properties();
         brokerProps.put("auto.create.topics.enable", "false");
+        // transactions (a peer sink's exactly-once producers) on a single broker
+        brokerProps.put("transaction.state.log.replication.factor", "1");
+        brokerProps.put("transaction.state.log.min.isr", "1");
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, brokerProps);
         kafka.start();
         MetastoreProcess metastore = metastoreStart.join();
-        CompletableFuture<HiveSql> hive = CompletableFuture.supplyAsync(
-                () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri)));
+        CompletableFuture<HiveSql> hive = withHive ? CompletableFuture.supplyAsync(
+                () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri)))
+                : CompletableFuture.failedFuture(new IllegalStateException("this stack runs no HiveServer2"));
         return new FailoverStack(workDir, dfs, kafka, metastore, hive, pluginPath);
     }
 
@@ -103,6 +131,11 @@ public final class FailoverStack implements AutoCloseable {
         String name = "worker-" + workersStarted + "-" + cluster;
         return ConnectWorkerProcess.start(release, name, workDir.resolve(name), kafka.bootstrapServers(),
                 "hive-sink-" + cluster, pluginPath, extraProps, environment, jvmOptions, logLevel);
+    }
+
+    /** The directory holding hive-sink's plugin, for a {@code plugin.path} that adds others. */
+    public Path pluginPath() {
+        return pluginPath;
     }
 
     /** The stack's directory: its parts' files, and room for a test's own. */

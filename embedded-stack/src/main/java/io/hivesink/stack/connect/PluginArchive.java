@@ -48,9 +48,11 @@ public final class PluginArchive {
         return component;
     }
 
-    /** The archive {@code connector/} built whose file name matches. */
+    /** The archive {@code connector/} built whose file name matches (run from the project or one of its modules). */
     public static Path built(String fileNamePattern) throws IOException {
-        Path target = Path.of(System.getProperty("user.dir")).resolve("../connector/target").normalize();
+        Path here = Path.of(System.getProperty("user.dir"));
+        Path target = (Files.isDirectory(here.resolve("connector/target")) ? here.resolve("connector/target")
+                : here.resolve("../connector/target")).normalize();
         try (Stream<Path> files = Files.list(target)) {
             return files.filter(p -> p.getFileName().toString().matches(fileNamePattern)).findFirst()
                     .orElseThrow(() -> new IllegalStateException("No " + fileNamePattern + " in " + target

@@ -1,0 +1,51 @@
+package io.hivesink.bench.e2e;
+
+import java.util.Locale;
+
+import io.hivesink.bench.BenchData.DataSet;
+
+/** One configuration of the end-to-end benchmark: which sink, on which records, read how, with how many tasks. */
+record E2eConfiguration(Sink sink, DataSet set, Input input, int tasks, int batchRecords, Mode mode) {
+
+    enum Sink {
+        HIVE_SINK("hive-sink"), ICEBERG("iceberg");
+
+        final String label;
+
+        Sink(String label) {
+            this.label = label;
+        }
+    }
+
+    /** How records reach the sink: the framed bytes as they are, or turned into Structs by a converter. */
+    enum Input {
+        PASSTHROUGH, STRUCT;
+
+        String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** hive-sink's task: the next batch taken while the previous one commits, or one after the other. */
+    enum Mode {
+        PIPELINED("pipelined"), SERIAL("serial"), NONE("-");
+
+        final String label;
+
+        Mode(String label) {
+            this.label = label;
+        }
+    }
+
+    String dataSet() {
+        return set.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The key the medians are grouped by, and the plot's label. */
+    String label() {
+        String batch = sink == Sink.ICEBERG ? "" : ", batch " + (batchRecords >= 1_000_000
+                ? batchRecords / 1_000_000 + "M" : batchRecords / 1_000 + "k");
+        return sink.label + " " + dataSet() + " " + input.label() + ", " + tasks + (tasks == 1 ? " task" : " tasks")
+                + batch + (mode == Mode.NONE ? "" : ", " + mode.label);
+    }
+}

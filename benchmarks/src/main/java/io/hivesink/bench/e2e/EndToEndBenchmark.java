@@ -1,0 +1,170 @@
+package io.hivesink.bench.e2e;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.apache.kafka.clients.admin.Admin;
+
+import io.hivesink.bench.BenchData.DataSet;
+import io.hivesink.bench.WriterBenchmark;
+import io.hivesink.bench.e2e.E2eConfiguration.Input;
+import io.hivesink.bench.e2e.E2eConfiguration.Mode;
+import io.hivesink.bench.e2e.E2eConfiguration.Sink;
+import io.hivesink.bench.e2e.E2eRun.Measurement;
+import io.hivesink.bench.e2e.TopicLoader.LoadedTopic;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.hive.MetastoreRelease;
+import io.hivesink.stack.python.PythonVenv;
+import io.hivesink.stack.registry.RegistryStandIn;
+
+/**
+ * The end-to-end benchmark: records preloaded into a topic, then, per configuration and round, a fresh Connect worker
+ * JVM loading the sinks from {@code plugin.path}, the connector deployed through REST, and the clock stopped when the
+ * metastore holds every record. hive-sink and Iceberg's sink run on the same broker, HDFS and metastore, in the same
+ * run, round-robin. Prints and writes (under {@code --out}) each run, the medians and paired ratios, and a plot. See
+ * docs/benchmarks.md.
+ */
+public final class EndToEndBenchmark {
+
+    private EndToEndBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = WriterBenchmark.options(args);
+        // the stack's parts log to a file, the console keeps the figures (before anything logs)
+        System.setProperty("log4j2.configurationFile", "hive-sink-stack-log4j2.xml");
+        int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
+        double scale = Double.parseDouble(options.getOrDefault("records-scale", "1.0"));
+        List<DataSet> sets = list(options.getOrDefault("sets", "STOCKQUOTE,WIDE300")).stream()
+                .map(DataSet::valueOf).toList();
+        List<Input> inputs = list(options.getOrDefault("inputs", "passthrough,struct")).stream()
+                .map(s -> Input.valueOf(s.toUpperCase(Locale.ROOT))).toList();
+        List<Integer> tasks = list(options.getOrDefault("tasks", "1,2")).stream().map(Integer::parseInt).toList();
+        List<Integer> batches = list(options.getOrDefault("batches", "100000,1000000")).stream()
+                .map(Integer::parseInt).toList();
+        List<Mode> modes = list(options.getOrDefault("modes", "pipelined,serial")).stream()
+                .map(s -> Mode.valueOf(s.toUpperCase(Locale.ROOT))).toList();
+        List<String> sinks = list(options.getOrDefault("sinks", "hive-sink,iceberg"));
+        int partitions = Integer.parseInt(options.getOrDefault("partitions", "4"));
+        Path root = Path.of(options.getOrDefault("project", Files.isDirectory(Path.of("benchmarks")) ? "." : ".."))
+                .toAbsolutePath().normalize();
+        Path out = Files.createDirectories(Path.of(options.getOrDefault("out",
+                root.resolve("benchmarks/target/e2e").toString())));
+        System.setProperty("hivesink.log.file", out.resolve("stack.log").toString());
+        Path work = Path.of(options.getOrDefault("work", root.resolve("benchmarks/target/e2e-work").toString()));
+        Path icebergPlugin = Path.of(options.getOrDefault("iceberg-plugin",
+                root.resolve("peer-iceberg-plugin/target/plugin/iceberg-kafka-connect").toString()));
+
+        List<E2eConfiguration> configurations = new ArrayList<>();
+        for (DataSet set : sets) {
+            if (sinks.contains("hive-sink")) {
+                for (Input input : inputs) {
+                    for (int t : tasks) {
+                        for (int batch : batches) {
+                            for (Mode mode : modes) {
+                                configurations.add(new E2eConfiguration(Sink.HIVE_SINK, set, input, t, batch, mode));
+                            }
+                        }
+                    }
+                }
+            }
+            if (sinks.contains("iceberg")) {
+                for (int t : tasks) {
+                    configurations.add(new E2eConfiguration(Sink.ICEBERG, set, Input.STRUCT, t, 0, Mode.NONE));
+                }
+            }
+        }
+
+        Map<String, String> workerProps = new LinkedHashMap<>();
+        for (Map.Entry<String, String> option : options.entrySet()) {
+            if (option.getKey().startsWith("worker.")) {
+                workerProps.put(option.getKey().substring("worker.".length()), option.getValue());
+            }
+        }
+        List<String> heap = List.of(options.getOrDefault("worker-heap", "-Xmx6g").split(" "));
+        long interval = Long.parseLong(options.getOrDefault("batch-interval-ms", "2000"));
+        long icebergCommit = Long.parseLong(options.getOrDefault("iceberg-commit-ms", "1000"));
+        // Iceberg's Hive catalog speaks the Hive 2.3 client's calls, some of which (get_table) Hive 4's metastore
+        // no longer answers; 3.1 is also the release most users run
+        MetastoreRelease metastoreRelease = MetastoreRelease.valueOf(options.getOrDefault("metastore", "HIVE_3_1"));
+        Duration timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout-s", "600")));
+
+        System.out.printf(Locale.ROOT, "End-to-end benchmark: %d configurations x %d rounds; worker %s %s; "
+                + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s%n", configurations.size(),
+                rounds, heap, workerProps, interval, icebergCommit, metastoreRelease);
+        Path runsCsv = out.resolve("runs.csv");
+        Files.writeString(runsCsv, E2eReport.RUN_HEADER + "\n", StandardCharsets.UTF_8);
+        List<Measurement> measurements = new ArrayList<>();
+        try (FailoverStack stack = FailoverStack.start(work, 1, false, metastoreRelease);
+                RegistryStandIn registry = new RegistryStandIn().start()) {
+            Map<DataSet, LoadedTopic> topics = new LinkedHashMap<>();
+            try (Admin admin = stack.kafka().createAdminClient()) {
+                for (DataSet set : sets) {
+                    int records = (int) Math.max(1, (set == DataSet.STOCKQUOTE ? 1_000_000 : 250_000) * scale);
+                    long started = System.nanoTime();
+                    LoadedTopic topic = TopicLoader.load(admin, stack.kafka().bootstrapServers(), registry, set,
+                            records, partitions);
+                    topics.put(set, topic);
+                    System.out.printf(Locale.ROOT, "Loaded %s: %,d records, %.1f MB of values, %d partitions, in "
+                            + "%.1f s%n", topic.topic(), records, topic.valueBytes() / 1e6, partitions,
+                            (System.nanoTime() - started) / 1e9);
+                }
+            }
+            Path plugins = BenchPlugins.assemble(work.resolve("bench-plugins"), icebergPlugin);
+            E2eRun.Settings settings = new E2eRun.Settings(stack, plugins, registry.url(), heap, workerProps,
+                    interval, icebergCommit, timeout);
+            int id = 0;
+            for (int round = 1; round <= rounds; round++) {
+                for (E2eConfiguration configuration : configurations) {
+                    id++;
+                    try {
+                        Measurement m = E2eRun.run(settings, topics.get(configuration.set()), configuration, round,
+                                id);
+                        measurements.add(m);
+                        Files.writeString(runsCsv, E2eReport.runRow(m) + "\n", StandardCharsets.UTF_8,
+                                StandardOpenOption.APPEND);
+                        System.out.printf(Locale.ROOT, "round %d  %-70s %6.2f s  %,9.0f records/s  %6.1f MB/s  "
+                                + "CPU %5.1f s/M  heap %,6d MB  %d files  %d commits%n", round, configuration.label(),
+                                m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
+                                m.peakHeapBytes() >> 20, m.files(), m.commits());
+                    } catch (Exception | AssertionError e) {
+                        System.out.printf(Locale.ROOT, "round %d  %s FAILED: %s%n", round, configuration.label(),
+                                e.getMessage());
+                    }
+                }
+            }
+        }
+        E2eReport report = new E2eReport(measurements);
+        String table = report.table();
+        System.out.println();
+        System.out.println(table);
+        Files.writeString(out.resolve("summary.md"), table, StandardCharsets.UTF_8);
+        Path summary = out.resolve("summary.csv");
+        report.writeSummary(summary);
+        plot(root, summary, out.resolve("e2e-records-per-second.png"));
+    }
+
+    /** Draws the plot with the benchmark's own script, in a Python environment of its own. */
+    private static void plot(Path root, Path summary, Path png) throws Exception {
+        Path script = root.resolve("benchmarks/plot/e2e_plot.py");
+        List<String> requirements = Files.readAllLines(root.resolve("benchmarks/plot/requirements.txt")).stream()
+                .map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("#")).toList();
+        Path python = PythonVenv.at(root.resolve("benchmarks/target/plot-venv"), requirements).python();
+        PythonVenv.run(List.of(python.toString(), script.toString(), summary.toString(), png.toString()),
+                Duration.ofMinutes(2));
+        System.out.println("Plot: " + png);
+    }
+
+    private static List<String> list(String value) {
+        return Arrays.stream(value.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+    }
+}
