@@ -101,6 +101,9 @@ class HiveSinkTaskTest {
         props.put("hive.database", "sink");
         props.put("writer.threads", "1");
         props.put("hive-sink.task.id", Integer.toString(taskId));
+        // commits on the task's thread, so that a test sees each outcome in the call that closed the batch; the
+        // pipelined tests below turn it back on
+        props.put("batch.pipelined", "false");
         props.putAll(overrides);
         return props;
     }
@@ -375,6 +378,43 @@ class HiveSinkTaskTest {
         task.put(records(P0, 0, 2)); // Connect hands the same records again after a retriable error
         assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
         assertEquals(List.of(0L, 1L), landedIds());
+    }
+
+    @Test
+    void pipelinedBatchesCommitInOrderWhileTheNextFillsAndClosingCommitsTheOneInFlight() throws IOException {
+        HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
+                "batch.pipelined", "true"), System::currentTimeMillis);
+        task.open(List.of(P0));
+        task.put(records(P0, 0, 2)); // closes batch 1: committed on the lane
+        task.put(records(P0, 2, 4)); // closes batch 2 once batch 1 is committed
+        task.put(records(P0, 4, 5)); // open
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L), landedIds().stream().sorted().toList());
+        assertEquals(3, metastore.partitionNames("sink", "hive_sink_ledger").size(), "three batches, each once");
+    }
+
+    @Test
+    void pipelinedACommitThatFailsInFlightIsHeldAndCommittedBeforeAnythingElse() throws Exception {
+        HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
+                "batch.pipelined", "true"), System::currentTimeMillis);
+        task.open(List.of(P0));
+        metastore.failNextAddPartitions = true;
+        task.put(records(P0, 0, 2)); // the commit fails on the lane; put has returned
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        boolean thrown = false;
+        while (!thrown && System.nanoTime() < deadline) {
+            try {
+                task.put(List.of()); // the failure surfaces at the first call after it
+                Thread.sleep(10);
+            } catch (RetriableException e) {
+                thrown = true;
+            }
+        }
+        assertTrue(thrown, "the failed commit is thrown to Connect, as on the task's thread");
+        task.put(records(P0, 2, 3)); // the held batch is committed first, then this record is taken
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))));
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L), landedIds().stream().sorted().toList());
     }
 
     @Test

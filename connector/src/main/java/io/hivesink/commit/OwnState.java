@@ -20,7 +20,8 @@ final class OwnState {
 
     private final StateTables states;
     private final TaskRun run;
-    private StateTables.Stored stored;
+    /** Replaced by each commit; volatile, since the task thread reads the committed offsets while a commit runs. */
+    private volatile StateTables.Stored stored;
 
     OwnState(StateTables states, TaskRun run) {
         this.states = states;

@@ -9,13 +9,15 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 /** The Batching keys: when the open batch is written and committed. */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, long memoryBudgetBytes) {
+public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, long memoryBudgetBytes,
+        boolean pipelined) {
 
     public static final String GROUP = "Batching";
     public static final String BATCH_MAX_RECORDS = "batch.max.records";
     public static final String BATCH_MAX_BYTES = "batch.max.bytes";
     public static final String BATCH_MAX_INTERVAL_MS = "batch.max.interval.ms";
     public static final String MEMORY_BUDGET_BYTES = "memory.budget.bytes";
+    public static final String BATCH_PIPELINED = "batch.pipelined";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -43,10 +45,17 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
                         + "values, the smallest holds. Connect's consumers and a commit's write buffers come on "
                         + "top: leave the rest of the heap for them.",
                 GROUP, ++order, Width.SHORT, "Memory budget");
+        def.define(BATCH_PIPELINED, Type.BOOLEAN, true, Validators.bool(), Importance.LOW,
+                "Whether a task takes and encodes its next batch while the previous one is written, staged and "
+                        + "committed on a thread of its own. One batch at a time is in flight, and batches commit "
+                        + "in order; the batch in flight counts in the memory budget with the open one. false: "
+                        + "put() waits for each commit, and a task holds one batch at a time.",
+                GROUP, ++order, Width.SHORT, "Pipelined batches");
     }
 
     static BatchConfig from(AbstractConfig config) {
         return new BatchConfig(config.getInt(BATCH_MAX_RECORDS), config.getLong(BATCH_MAX_BYTES),
-                config.getLong(BATCH_MAX_INTERVAL_MS), config.getLong(MEMORY_BUDGET_BYTES));
+                config.getLong(BATCH_MAX_INTERVAL_MS), config.getLong(MEMORY_BUDGET_BYTES),
+                config.getBoolean(BATCH_PIPELINED));
     }
 }

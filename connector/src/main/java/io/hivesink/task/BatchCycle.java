@@ -43,6 +43,13 @@ import io.hivesink.security.TaskIdentity;
  * commit itself refuses a batch that does not follow on from those, so no path lands a record twice). A bad record or
  * fencing stops the cycle, after which nothing more is committed. Only offsets committed in the metastore are
  * reported to Kafka.
+ * <p>
+ * Pipelined ({@code batch.pipelined}, the default), a closed batch is committed on the {@link CommitLane} while the
+ * task takes the next one: one batch in flight, counted in the memory budget with the open one. The next batch closes
+ * only once that commit is done, and its outcome is handled on this thread as a commit made here would be (a
+ * retriable failure holds the batch, to be committed again before anything else), so batches commit in order and the
+ * exactly-once protocol is the same. Whatever else talks to the committer (claims, drops, a closing partition) first
+ * waits for the batch in flight.
  */
 public final class BatchCycle {
 
@@ -85,10 +92,13 @@ public final class BatchCycle {
     private final ProgressLine progress;
     /** The time the held batch took to encode, for its commit's metrics. */
     private long pendingEncodeMs;
+    /** Where a closed batch is committed while the next one fills; null: commits run on the task's thread. */
+    private final CommitLane lane;
 
     BatchCycle(BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer,
             RejectedRecords rejectedRecords, LongSupplier clock, TaskIdentity identity, ConsumerControl consumer,
-            MemoryGate memory, PostponedClaims postponed, TaskMetrics metrics, String task) {
+            MemoryGate memory, PostponedClaims postponed, TaskMetrics metrics, String task, CommitLane lane) {
+        this.lane = lane;
         this.metrics = metrics;
         this.progress = new ProgressLine(task, clock, metrics::lagMsByTable);
         this.memory = memory;
@@ -119,6 +129,7 @@ public final class BatchCycle {
     }
 
     private void claimAsTask(Collection<TopicPartition> partitions) {
+        settleInFlight();
         pauses.opened(partitions);
         Map<TopicPartition, Long> committed;
         try {
@@ -148,6 +159,7 @@ public final class BatchCycle {
         if (!postponed.due()) {
             return;
         }
+        settleInFlight();
         Set<TopicPartition> partitions = postponed.partitions();
         Map<TopicPartition, Long> committed;
         try {
@@ -176,7 +188,7 @@ public final class BatchCycle {
             skippedInDelivery.addAll(postponed.partitions());
             seek(resumes.takeDueSeeks());
             claimPostponedIfDue();
-            commitPending();
+            commitPendingIfDone();
             for (SinkRecord record : records) {
                 if (!skippedInDelivery.isEmpty()
                         && skippedInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
@@ -255,6 +267,7 @@ public final class BatchCycle {
     }
 
     private void flush(String reason, CloseReason why) {
+        commitPending(); // one batch in flight: the one before is committed (or held, and thrown) first
         Batch batch = buffer.drain();
         metrics.batchClosed(why);
         pendingEncodeMs = buffer.lastBatchEncodeMs();
@@ -278,16 +291,47 @@ public final class BatchCycle {
             log.info("Batch {} skips {} record(s) with a null value (behavior.on.null.values=ignore)", batch.id(),
                     batch.skipped());
         }
-        commitPending();
+        if (lane == null) {
+            commitPending();
+        } else {
+            memory.holds(heldBytes()); // a batch being committed still holds its memory
+            lane.start(() -> committer.commit(batch));
+        }
     }
 
+    /** Commits a held batch, or takes the outcome of the one in flight if it is done; never waits for it. */
+    private void commitPendingIfDone() {
+        if (lane == null || !lane.busy() || lane.done()) {
+            commitPending();
+        }
+    }
+
+    /**
+     * Waits for the batch in flight, if any, before the committer is asked anything else; a retriable failure leaves
+     * it held, as a failed commit on this thread would.
+     */
+    private void settleInFlight() {
+        if (lane != null && lane.busy()) {
+            try {
+                commitPending();
+            } catch (RetriableException e) {
+                log.warn("Batch {} could not be committed; it is held: {}", pending == null ? "(none)" : pending.id(),
+                        e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Commits the held batch, or waits for the one in flight and takes its outcome: either way as one commit made on
+     * this thread.
+     */
     private void commitPending() {
         if (pending == null) {
             return;
         }
         memory.holds(heldBytes()); // a batch being committed still holds its memory
         try {
-            CommitSummary summary = committer.commit(pending);
+            CommitSummary summary = lane != null && lane.busy() ? lane.await() : committer.commit(pending);
             metrics.committed(summary, pendingEncodeMs, newestTimestampPerTable(pending));
             pending = null;
             log.info(summary.logLine());
@@ -324,6 +368,13 @@ public final class BatchCycle {
      * the offsets committed in the metastore (or, never committed, from where the dropped records started).
      */
     private void dropUncommitted(String why, Collection<TopicPartition> except) {
+        if (lane != null && lane.busy()) {
+            try {
+                commitPending(); // committed after all: it is not dropped
+            } catch (RuntimeException e) {
+                log.debug("Batch in flight not committed, dropped: {}", e.getMessage());
+            }
+        }
         Map<TopicPartition, Long> from = new HashMap<>();
         String dropped = "";
         if (pending != null) {
@@ -367,7 +418,7 @@ public final class BatchCycle {
         if (!stopped) {
             resumes.positionsReported(currentOffsets);
             try {
-                commitPending();
+                commitPendingIfDone(); // a batch in flight is reported once it is committed, at a later call
             } catch (RetriableException e) {
                 // thrown, it would make Connect log an error and rewind the consumer; the batch is held instead
                 log.warn("Batch {} could not be committed at Connect's offset commit; it is held and committed on "
@@ -403,6 +454,7 @@ public final class BatchCycle {
                 commitPending();
                 if (!buffer.isEmpty()) {
                     flush("partitions closing", CloseReason.PARTITIONS_CLOSED);
+                    commitPending(); // committed while the task still owns the partitions
                 }
             } catch (DataException | TaskFencedException e) {
                 stopped = true; // a bad record (errors.tolerance=none) or fencing: the task stops, as in put
@@ -419,5 +471,12 @@ public final class BatchCycle {
         reportedToKafka.keySet().removeAll(partitions);
         postponed.closed(partitions);
         pauses.closed(partitions);
+    }
+
+    /** Stops the commit lane, letting a commit in flight finish first. */
+    void close() {
+        if (lane != null) {
+            lane.close();
+        }
     }
 }

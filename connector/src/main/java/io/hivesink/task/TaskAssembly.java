@@ -195,7 +195,8 @@ public final class TaskAssembly implements AutoCloseable {
                             new ResumePoints(config.batch().maxRecords())),
                     memory,
                     new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()), metrics,
-                    taskId + " of " + connectorName);
+                    taskId + " of " + connectorName,
+                    config.batch().pipelined() ? new CommitLane(connectorName + "-" + taskId, identity) : null);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, state in {}, "
                     + "metastore {}", taskId, connectorName, instance, database, warehouseUri, database,
                     tablesConfig.ledgerTable(), states.database(), metastoreConfig.uris());
@@ -287,6 +288,9 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     private void closeParts() {
+        if (cycle != null) {
+            cycle.close(); // a commit in flight finishes before what it uses closes
+        }
         if (metrics != null) {
             metrics.close();
         }
