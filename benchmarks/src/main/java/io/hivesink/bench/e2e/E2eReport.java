@@ -24,7 +24,7 @@ import io.hivesink.bench.e2e.E2eRun.Measurement;
 final class E2eReport {
 
     static final String RUN_HEADER = "sink,dataset,input,tasks,batch_records,mode,round,records,seconds,"
-            + "records_per_s,mb_per_s,cpu_s_per_m,peak_heap_mb,files,commits";
+            + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits";
     static final String SUMMARY_HEADER = "sink,dataset,input,tasks,batch_records,mode,rounds,median_records_per_s,"
             + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds";
 
@@ -38,9 +38,9 @@ final class E2eReport {
 
     static String runRow(Measurement m) {
         E2eConfiguration c = m.configuration();
-        return String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%d,%d,%d", c.sink().label,
+        return String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d", c.sink().label,
                 c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(), m.records(),
-                m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
+                m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(), m.machineBusy(),
                 m.peakHeapBytes() >> 20, m.files(), m.commits());
     }
 
@@ -58,14 +58,15 @@ final class E2eReport {
     /** The Markdown table of medians and paired ratios, as docs/benchmarks.md shows it. */
     String table() {
         StringBuilder out = new StringBuilder();
-        out.append("| configuration | median s | records/s | MB/s | CPU s per M records | peak heap MB | files "
-                + "| commits | vs Iceberg | pipelined vs serial |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        out.append("| configuration | median s | records/s | MB/s | worker CPU s per M records | machine busy "
+                + "| peak heap MB | files | commits | vs Iceberg | pipelined vs serial |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         byConfiguration.forEach((c, runs) -> {
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.2f | %,.0f | %.1f | %.2f | %,.0f | %.0f | %.0f | %s | %s |%n", c.label(),
+                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s |%n", c.label(),
                     median(runs, Measurement::seconds), median(runs, Measurement::recordsPerSecond),
                     median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
+                    100 * median(runs, Measurement::machineBusy),
                     median(runs, m -> m.peakHeapBytes() / 1048576.0), median(runs, m -> m.files()),
                     median(runs, m -> m.commits()), ratio(runs, icebergOf(c)), ratio(runs, serialOf(c))));
         });

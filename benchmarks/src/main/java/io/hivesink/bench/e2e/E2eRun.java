@@ -29,7 +29,7 @@ final class E2eRun {
 
     /** What one run measured. */
     record Measurement(E2eConfiguration configuration, int round, double seconds, long records, long valueBytes,
-            double cpuSeconds, long peakHeapBytes, long files, long commits) {
+            double cpuSeconds, double machineBusy, long peakHeapBytes, long files, long commits) {
 
         double recordsPerSecond() {
             return records / seconds;
@@ -84,6 +84,7 @@ final class E2eRun {
             config.put("topics", topic.topic());
             double seconds;
             double cpu;
+            double busy;
             long peakHeap;
             try (WorkerProbe probe = new WorkerProbe(worker.jmx())) {
                 long start = System.nanoTime();
@@ -104,14 +105,15 @@ final class E2eRun {
                 }
                 seconds = (System.nanoTime() - start) / 1e9;
                 cpu = probe.cpuSeconds();
+                busy = probe.machineBusy();
                 peakHeap = probe.peakHeapBytes();
             }
             long files = watch.files();
             long commits = watch instanceof CommitWatch.HiveSinkLedger ledger ? ledger.batches()
                     : ((CommitWatch.IcebergSnapshot) watch).snapshots();
             fs.delete(new org.apache.hadoop.fs.Path(warehouse), true);
-            return new Measurement(configuration, round, seconds, topic.records(), topic.valueBytes(), cpu, peakHeap,
-                    files, commits);
+            return new Measurement(configuration, round, seconds, topic.records(), topic.valueBytes(), cpu, busy,
+                    peakHeap, files, commits);
         }
     }
 

@@ -16,6 +16,7 @@ final class WorkerProbe implements AutoCloseable {
     private final OperatingSystemMXBean os;
     private final MemoryMXBean memory;
     private final long cpuAtStart;
+    private final long[] machineAtStart = machineTicks();
     private final Thread sampler;
     private volatile long peakHeap;
     private volatile boolean running = true;
@@ -48,6 +49,31 @@ final class WorkerProbe implements AutoCloseable {
     /** CPU seconds the worker used since the probe started. */
     double cpuSeconds() {
         return (os.getProcessCpuTime() - cpuAtStart) / 1e9;
+    }
+
+    /**
+     * How busy the machine's cores were since the probe started (1.0: every core all the time), whoever used them:
+     * the worker, the broker, HDFS and the metastore share this machine.
+     */
+    double machineBusy() {
+        long[] now = machineTicks();
+        long total = now[0] - machineAtStart[0];
+        return total <= 0 ? Double.NaN : 1.0 - (double) (now[1] - machineAtStart[1]) / total;
+    }
+
+    /** All CPU ticks and idle ones (idle and iowait), from /proc/stat; zeros where there is none. */
+    private static long[] machineTicks() {
+        try {
+            String[] fields = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0).trim()
+                    .split("\\s+", -1);
+            long total = 0;
+            for (int i = 1; i < fields.length; i++) {
+                total += Long.parseLong(fields[i]);
+            }
+            return new long[] {total, Long.parseLong(fields[4]) + Long.parseLong(fields[5])};
+        } catch (IOException | RuntimeException e) {
+            return new long[] {0, 0};
+        }
     }
 
     long peakHeapBytes() {
