@@ -301,7 +301,7 @@ public final class BatchCycle {
 
     /** Commits a held batch, or takes the outcome of the one in flight if it is done; never waits for it. */
     private void commitPendingIfDone() {
-        if (lane == null || !lane.busy() || lane.done()) {
+        if (!inFlight() || lane.done()) {
             commitPending();
         }
     }
@@ -311,7 +311,7 @@ public final class BatchCycle {
      * it held, as a failed commit on this thread would.
      */
     private void settleInFlight() {
-        if (lane != null && lane.busy()) {
+        if (inFlight()) {
             try {
                 commitPending();
             } catch (RetriableException e) {
@@ -319,6 +319,11 @@ public final class BatchCycle {
                         e.getMessage());
             }
         }
+    }
+
+    /** Whether the pending batch is being committed on the lane, its outcome not taken yet. */
+    private boolean inFlight() {
+        return lane != null && lane.busy();
     }
 
     /**
@@ -331,7 +336,7 @@ public final class BatchCycle {
         }
         memory.holds(heldBytes()); // a batch being committed still holds its memory
         try {
-            CommitSummary summary = lane != null && lane.busy() ? lane.await() : committer.commit(pending);
+            CommitSummary summary = inFlight() ? lane.await() : committer.commit(pending);
             metrics.committed(summary, pendingEncodeMs, newestTimestampPerTable(pending));
             pending = null;
             log.info(summary.logLine());
@@ -368,7 +373,7 @@ public final class BatchCycle {
      * the offsets committed in the metastore (or, never committed, from where the dropped records started).
      */
     private void dropUncommitted(String why, Collection<TopicPartition> except) {
-        if (lane != null && lane.busy()) {
+        if (inFlight()) {
             try {
                 commitPending(); // committed after all: it is not dropped
             } catch (RuntimeException e) {

@@ -1,7 +1,6 @@
 package io.hivesink.bench.e2e;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,8 +63,7 @@ final class BenchPlugins {
             }
             // found by Connect's plugin.discovery=service_load
             out.putNextEntry(new JarEntry("META-INF/services/" + Converter.class.getName()));
-            OutputStream entry = out;
-            entry.write((FramedAvroConverter.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
+            out.write((FramedAvroConverter.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
             out.closeEntry();
         }
     }

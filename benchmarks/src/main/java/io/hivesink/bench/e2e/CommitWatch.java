@@ -42,6 +42,7 @@ interface CommitWatch {
         private final Map<TopicPartition, Long> ends;
         private final Map<TopicPartition, Long> committed = new HashMap<>();
         private final Set<String> seen = new HashSet<>();
+        private boolean ledgerExists;
 
         HiveSinkLedger(ThriftMetastore metastore, FileSystem fs, String database, String table,
                 Map<TopicPartition, Long> ends) {
@@ -54,8 +55,11 @@ interface CommitWatch {
 
         @Override
         public boolean complete() {
-            if (metastore.getTable(database, "hive_sink_ledger").isEmpty()) {
-                return false;
+            if (!ledgerExists) {
+                ledgerExists = metastore.getTable(database, "hive_sink_ledger").isPresent();
+                if (!ledgerExists) {
+                    return false;
+                }
             }
             for (String name : metastore.partitionNames(database, "hive_sink_ledger")) {
                 if (seen.add(name)) {
@@ -92,6 +96,7 @@ interface CommitWatch {
         private final long records;
         private String lastLocation;
         private JsonNode summary;
+        private int snapshots;
 
         IcebergSnapshot(ThriftMetastore metastore, FileSystem fs, String database, String table, long records) {
             this.metastore = metastore;
@@ -116,6 +121,7 @@ interface CommitWatch {
             try (InputStream in = fs.open(new Path(location))) {
                 metadata = JSON.readTree(in);
             }
+            snapshots = metadata.path("snapshots").size();
             long snapshotId = metadata.path("current-snapshot-id").asLong(-1);
             for (JsonNode snapshot : metadata.path("snapshots")) {
                 if (snapshot.path("snapshot-id").asLong() == snapshotId) {
@@ -125,14 +131,9 @@ interface CommitWatch {
             return summary != null && summary.path("total-records").asLong() >= records;
         }
 
-        /** The commits (snapshots) it took. */
-        long snapshots() throws IOException {
-            if (lastLocation == null) {
-                return 0;
-            }
-            try (InputStream in = fs.open(new Path(lastLocation))) {
-                return JSON.readTree(in).path("snapshots").size();
-            }
+        /** The commits (snapshots) it took, as the last metadata file read lists them. */
+        long snapshots() {
+            return snapshots;
         }
 
         @Override

@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.ToDoubleFunction;
 
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
@@ -106,7 +105,7 @@ final class E2eReport {
     }
 
     private static double median(List<Measurement> runs, ToDoubleFunction<Measurement> metric) {
-        return medianOf(runs.stream().map(m -> metric.applyAsDouble(m)).filter(Objects::nonNull).toList());
+        return medianOf(runs.stream().map(metric::applyAsDouble).toList());
     }
 
     static double medianOf(List<Double> values) {
