@@ -46,6 +46,7 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     private final Sensor commitRetries;
     private final Sensor deadLettered;
     private final Sensor skipped;
+    private final Sensor closeStall;
 
     public TaskMetrics(MetricsBackend backend, LongSupplier clock) {
         this.backend = backend;
@@ -55,6 +56,10 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
                     + reason.metricPart().replace('-', ' ') + (reason == CloseReason.PARTITIONS_CLOSED
                             ? " (a rebalance or the task stopping)" : " (the limit was reached)")));
         }
+        closeStall = timing("batch-close-stall", "How long put() stood still while a batch closed (waiting for the "
+                + "batch before it, the last chunks' encoding and, unless batch.pipelined, the commit)");
+        closeStall.add(backend.name("batch-close-stall-time-ms-total", "Time put() stood still at batch closes, "
+                + "summed", Map.of()), new CumulativeSum());
         commits = total("batches-committed", "Batches committed");
         commitTime = timing("commit", "A batch commit, every step");
         for (String step : STEPS) {
@@ -85,6 +90,11 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
 
     public void batchClosed(CloseReason reason) {
         closes.get(reason).record();
+    }
+
+    /** How long the task thread stood still while a batch closed, before it could take records again. */
+    public void closeStalled(long millis) {
+        closeStall.record((double) millis);
     }
 
     /** A batch landed: its counts, its steps' times and, per table, the newest record timestamp it committed. */

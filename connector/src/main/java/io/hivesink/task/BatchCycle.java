@@ -267,6 +267,15 @@ public final class BatchCycle {
     }
 
     private void flush(String reason, CloseReason why) {
+        long started = System.nanoTime();
+        try {
+            closeBatch(reason, why);
+        } finally {
+            metrics.closeStalled((System.nanoTime() - started) / 1_000_000);
+        }
+    }
+
+    private void closeBatch(String reason, CloseReason why) {
         commitPending(); // one batch in flight: the one before is committed (or held, and thrown) first
         Batch batch = buffer.drain();
         metrics.batchClosed(why);

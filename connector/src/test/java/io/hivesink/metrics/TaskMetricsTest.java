@@ -37,6 +37,8 @@ class TaskMetricsTest {
             metrics.called(12, 1, false);
             metrics.called(30, 2, true);
             metrics.deadLettered(2);
+            metrics.closeStalled(300);
+            metrics.closeStalled(100);
 
             assertEquals(42, read(task, "open-batch-records"));
             assertEquals(1, read(task, "batches-closed-by-interval-total"));
@@ -53,6 +55,9 @@ class TaskMetricsTest {
             assertEquals(1, read(task, "metastore-retries-total"));
             assertEquals(1, read(task, "metastore-errors-total"));
             assertEquals(2, read(task, "dead-letter-records-total"));
+            assertEquals(200, read(task, "batch-close-stall-time-ms-avg"));
+            assertEquals(300, read(task, "batch-close-stall-time-ms-max"));
+            assertEquals(400, read(task, "batch-close-stall-time-ms-total"));
             assertEquals(10_000, read(task + ",table=orders", "end-to-end-lag-ms"));
             now.addAndGet(5_000);
             assertEquals(65_000, read(task + ",table=returns", "end-to-end-lag-ms"), "read when read");

@@ -5,12 +5,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
+import io.hivesink.bench.BenchData.DataSet;
+import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
 import io.hivesink.bench.e2e.E2eRun.Measurement;
@@ -23,9 +26,9 @@ import io.hivesink.bench.e2e.E2eRun.Measurement;
 final class E2eReport {
 
     static final String RUN_HEADER = "sink,dataset,input,tasks,batch_records,mode,round,records,seconds,"
-            + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits";
+            + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s";
     static final String SUMMARY_HEADER = "sink,dataset,input,tasks,batch_records,mode,rounds,median_records_per_s,"
-            + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds";
+            + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds,median_close_stall_s";
 
     private final Map<E2eConfiguration, List<Measurement>> byConfiguration = new LinkedHashMap<>();
 
@@ -37,20 +40,49 @@ final class E2eReport {
 
     static String runRow(Measurement m) {
         E2eConfiguration c = m.configuration();
-        return String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d", c.sink().label,
-                c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(), m.records(),
-                m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(), m.machineBusy(),
-                m.peakHeapBytes() >> 20, m.files(), m.commits());
+        return String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f",
+                c.sink().label, c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(),
+                m.records(), m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
+                m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(), m.closeStallSeconds());
+    }
+
+    /** The runs of a {@code runs.csv} this benchmark wrote, to report again without running. */
+    static List<Measurement> readRuns(Path csv) throws IOException {
+        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
+        if (lines.isEmpty() || !lines.get(0).equals(RUN_HEADER)) {
+            throw new IOException(csv + " is not a runs.csv of this benchmark: its header is not " + RUN_HEADER);
+        }
+        List<Measurement> runs = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String[] f = line.split(",", -1);
+            Sink sink = Arrays.stream(Sink.values()).filter(x -> x.label.equals(f[0])).findFirst().orElseThrow();
+            Mode mode = Arrays.stream(Mode.values()).filter(x -> x.label.equals(f[5])).findFirst().orElseThrow();
+            E2eConfiguration c = new E2eConfiguration(sink, DataSet.valueOf(f[1].toUpperCase(Locale.ROOT)),
+                    Input.valueOf(f[2].toUpperCase(Locale.ROOT)), Integer.parseInt(f[3]), Integer.parseInt(f[4]),
+                    mode);
+            long records = Long.parseLong(f[7]);
+            double seconds = Double.parseDouble(f[8]);
+            runs.add(new Measurement(c, Integer.parseInt(f[6]), seconds, records,
+                    Math.round(Double.parseDouble(f[10]) * 1e6 * seconds),
+                    Double.parseDouble(f[11]) * records / 1e6, Double.parseDouble(f[12]),
+                    Long.parseLong(f[13]) << 20, Long.parseLong(f[14]), Long.parseLong(f[15]),
+                    Double.parseDouble(f[16])));
+        }
+        return runs;
     }
 
     void writeSummary(Path csv) throws IOException {
         StringBuilder out = new StringBuilder(SUMMARY_HEADER).append('\n');
         byConfiguration.forEach((c, runs) -> out.append(String.format(Locale.ROOT,
-                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f%n", c.sink().label, c.dataSet(), c.input().label(),
+                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f%n", c.sink().label, c.dataSet(),
+                c.input().label(),
                 c.tasks(), c.batchRecords(), c.mode().label, runs.size(), median(runs, Measurement::recordsPerSecond),
                 median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
                 median(runs, m -> m.peakHeapBytes() / 1048576.0), median(runs, m -> m.files()),
-                median(runs, Measurement::seconds))));
+                median(runs, Measurement::seconds), median(runs, Measurement::closeStallSeconds))));
         Files.writeString(csv, out, StandardCharsets.UTF_8);
     }
 
@@ -58,20 +90,33 @@ final class E2eReport {
     String table() {
         StringBuilder out = new StringBuilder();
         out.append("| configuration | median s | records/s | MB/s | worker CPU s per M records | machine busy "
-                + "| peak heap MB | files | commits | vs Iceberg | pipelined vs serial |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| peak heap MB | files | commits | put() stalled at closes | vs Iceberg | pipelined vs serial |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         byConfiguration.forEach((c, runs) -> {
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s |%n", c.label(),
+                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s | %s |%n", c.label(),
                     median(runs, Measurement::seconds), median(runs, Measurement::recordsPerSecond),
                     median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
                     100 * median(runs, Measurement::machineBusy),
                     median(runs, m -> m.peakHeapBytes() / 1048576.0), median(runs, m -> m.files()),
-                    median(runs, m -> m.commits()), ratio(runs, icebergOf(c)), ratio(runs, serialOf(c))));
+                    median(runs, m -> m.commits()), stall(runs), ratio(runs, icebergOf(c)),
+                    ratio(runs, serialOf(c))));
         });
-        out.append("\nRatios are medians over rounds of (records/s of the row / records/s of the other), both measured "
+        out.append("\nput() stalled at closes: seconds the tasks stood still while their batches closed, summed over "
+                + "tasks, and that time's share of the tasks' run time (hive-sink's batch-close-stall metric).\n");
+        out.append("Ratios are medians over rounds of (records/s of the row / records/s of the other), both measured "
                 + "in the same round; above 1 is faster.\n");
         return out.toString();
+    }
+
+    /** The median seconds the tasks stood still at batch closes, with the median share of their run time. */
+    private static String stall(List<Measurement> runs) {
+        double seconds = median(runs, Measurement::closeStallSeconds);
+        if (Double.isNaN(seconds)) {
+            return "";
+        }
+        double share = median(runs, m -> m.closeStallSeconds() / (m.seconds() * m.configuration().tasks()));
+        return String.format(Locale.ROOT, "%.1f s (%.0f%%)", seconds, 100 * share);
     }
 
     private E2eConfiguration icebergOf(E2eConfiguration c) {

@@ -29,7 +29,8 @@ final class E2eRun {
 
     /** What one run measured. */
     record Measurement(E2eConfiguration configuration, int round, double seconds, long records, long valueBytes,
-            double cpuSeconds, double machineBusy, long peakHeapBytes, long files, long commits) {
+            double cpuSeconds, double machineBusy, long peakHeapBytes, long files, long commits,
+            double closeStallSeconds) {
 
         double recordsPerSecond() {
             return records / seconds;
@@ -46,7 +47,8 @@ final class E2eRun {
 
     /** The settings every run of a benchmark shares. */
     record Settings(FailoverStack stack, Path benchPlugins, String registryUrl, List<String> workerHeap,
-            Map<String, String> workerProps, long batchIntervalMs, long icebergCommitMs, Duration timeout) {
+            Map<String, String> workerProps, long batchIntervalMs, long icebergCommitMs, Duration timeout,
+            String sinkMetastoreUri) {
     }
 
     private E2eRun() {
@@ -86,6 +88,7 @@ final class E2eRun {
             double cpu;
             double busy;
             long peakHeap;
+            double stall;
             try (WorkerProbe probe = new WorkerProbe(worker.jmx())) {
                 long start = System.nanoTime();
                 worker.rest().putConnector(name, config);
@@ -107,13 +110,14 @@ final class E2eRun {
                 cpu = probe.cpuSeconds();
                 busy = probe.machineBusy();
                 peakHeap = probe.peakHeapBytes();
+                stall = configuration.sink() == Sink.HIVE_SINK ? probe.closeStallSeconds(name) : Double.NaN;
             }
             long files = watch.files();
             long commits = watch instanceof CommitWatch.HiveSinkLedger ledger ? ledger.batches()
                     : ((CommitWatch.IcebergSnapshot) watch).snapshots();
             fs.delete(new org.apache.hadoop.fs.Path(warehouse), true);
             return new Measurement(configuration, round, seconds, topic.records(), topic.valueBytes(), cpu, busy,
-                    peakHeap, files, commits);
+                    peakHeap, files, commits, stall);
         }
     }
 
@@ -137,7 +141,7 @@ final class E2eRun {
         config.put("connector.class", "io.hivesink.HiveSinkConnector");
         config.put("fs.url", stack.hdfsUri());
         config.put("warehouse.dir", warehouse);
-        config.put("hive.metastore.uris", stack.metastore().uri());
+        config.put("hive.metastore.uris", settings.sinkMetastoreUri());
         config.put("hive.database", name);
         config.put("batch.max.records", Integer.toString(configuration.batchRecords()));
         // the record limit decides, not the byte limit (its default, 512 MiB, is below 1M StockQuote records)
@@ -162,7 +166,7 @@ final class E2eRun {
         config.put("iceberg.tables", name + "." + topic.topic());
         config.put("iceberg.tables.auto-create-enabled", "true");
         config.put("iceberg.catalog.type", "hive");
-        config.put("iceberg.catalog.uri", stack.metastore().uri());
+        config.put("iceberg.catalog.uri", settings.sinkMetastoreUri());
         config.put("iceberg.catalog.warehouse", stack.hdfsUri() + warehouse);
         config.put("iceberg.hadoop.fs.defaultFS", stack.hdfsUri());
         config.put("iceberg.control.topic", "control_" + name);

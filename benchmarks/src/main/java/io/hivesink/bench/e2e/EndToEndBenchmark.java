@@ -61,6 +61,11 @@ public final class EndToEndBenchmark {
                 root.resolve("benchmarks/target/e2e").toString())));
         System.setProperty("hivesink.log.file", out.resolve("stack.log").toString());
         Path work = Path.of(options.getOrDefault("work", root.resolve("benchmarks/target/e2e-work").toString()));
+        if (options.containsKey("report-only")) {
+            // the figures and plot again from a runs.csv, say of a run that was stopped before its last round
+            report(root, out, E2eReport.readRuns(Path.of(options.get("report-only"))));
+            return;
+        }
         Path icebergPlugin = Path.of(options.getOrDefault("iceberg-plugin",
                 root.resolve("peer-iceberg-plugin/target/plugin/iceberg-kafka-connect").toString()));
 
@@ -97,15 +102,22 @@ public final class EndToEndBenchmark {
         // no longer answers; 3.1 is also the release most users run
         MetastoreRelease metastoreRelease = MetastoreRelease.valueOf(options.getOrDefault("metastore", "HIVE_3_1"));
         Duration timeout = Duration.ofSeconds(Long.parseLong(options.getOrDefault("timeout-s", "600")));
+        // a fresh stack runs its first configuration slower (the broker's and HDFS's code not compiled yet, caches
+        // cold): that first run is made once more before round 1 and not counted
+        int warmups = Integer.parseInt(options.getOrDefault("warmup-runs", "1"));
+        long metastoreDelayMs = Long.parseLong(options.getOrDefault("metastore-delay-ms", "0"));
 
         System.out.printf(Locale.ROOT, "End-to-end benchmark: %d configurations x %d rounds; worker %s %s; "
-                + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s%n", configurations.size(),
-                rounds, heap, workerProps, interval, icebergCommit, metastoreRelease);
+                + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s, %d ms added to each call%n",
+                configurations.size(), rounds, heap, workerProps, interval, icebergCommit, metastoreRelease,
+                metastoreDelayMs);
         Path runsCsv = out.resolve("runs.csv");
         Files.writeString(runsCsv, E2eReport.RUN_HEADER + "\n", StandardCharsets.UTF_8);
         List<Measurement> measurements = new ArrayList<>();
         try (FailoverStack stack = FailoverStack.start(work, 1, false, metastoreRelease);
-                RegistryStandIn registry = new RegistryStandIn().start()) {
+                RegistryStandIn registry = new RegistryStandIn().start();
+                DelayingProxy delayed = metastoreDelayMs > 0
+                        ? DelayingProxy.start(stack.metastore().uri(), metastoreDelayMs) : null) {
             Map<DataSet, LoadedTopic> topics = new LinkedHashMap<>();
             try (Admin admin = stack.kafka().createAdminClient()) {
                 for (DataSet set : sets) {
@@ -121,8 +133,14 @@ public final class EndToEndBenchmark {
             }
             Path plugins = BenchPlugins.assemble(work.resolve("bench-plugins"), icebergPlugin);
             E2eRun.Settings settings = new E2eRun.Settings(stack, plugins, registry.url(), heap, workerProps,
-                    interval, icebergCommit, timeout);
+                    interval, icebergCommit, timeout, delayed != null ? delayed.uri() : stack.metastore().uri());
             int id = 0;
+            for (int w = 0; w < warmups && !configurations.isEmpty(); w++) {
+                E2eConfiguration first = configurations.get(0);
+                Measurement m = E2eRun.run(settings, topics.get(first.set()), first, 0, ++id);
+                System.out.printf(Locale.ROOT, "warm-up  %-70s %6.2f s  %,9.0f records/s (not counted)%n",
+                        first.label(), m.seconds(), m.recordsPerSecond());
+            }
             for (int round = 1; round <= rounds; round++) {
                 for (E2eConfiguration configuration : configurations) {
                     id++;
@@ -133,10 +151,11 @@ public final class EndToEndBenchmark {
                         Files.writeString(runsCsv, E2eReport.runRow(m) + "\n", StandardCharsets.UTF_8,
                                 StandardOpenOption.APPEND);
                         System.out.printf(Locale.ROOT, "round %d  %-70s %6.2f s  %,9.0f records/s  %6.1f MB/s  "
-                                + "CPU %5.1f s/M  machine %3.0f%% busy  heap %,6d MB  %d files  %d commits%n", round,
-                                configuration.label(), m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(),
-                                m.cpuSecondsPerMillion(), 100 * m.machineBusy(),
-                                m.peakHeapBytes() >> 20, m.files(), m.commits());
+                                + "CPU %5.1f s/M  machine %3.0f%% busy  heap %,6d MB  %d files  %d commits  "
+                                + "stalled %.1f s%n", round, configuration.label(), m.seconds(),
+                                m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
+                                100 * m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(),
+                                m.closeStallSeconds());
                     } catch (Exception | AssertionError e) {
                         System.out.printf(Locale.ROOT, "round %d  %s FAILED: %s%n", round, configuration.label(),
                                 e.getMessage());
@@ -144,6 +163,10 @@ public final class EndToEndBenchmark {
                 }
             }
         }
+        report(root, out, measurements);
+    }
+
+    private static void report(Path root, Path out, List<Measurement> measurements) throws Exception {
         E2eReport report = new E2eReport(measurements);
         String table = report.table();
         System.out.println();

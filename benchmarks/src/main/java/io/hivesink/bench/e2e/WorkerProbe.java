@@ -3,7 +3,10 @@ package io.hivesink.bench.e2e;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import javax.management.AttributeNotFoundException;
+import javax.management.JMException;
 import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
 
 import com.sun.management.OperatingSystemMXBean;
 
@@ -13,6 +16,7 @@ import com.sun.management.OperatingSystemMXBean;
  */
 final class WorkerProbe implements AutoCloseable {
 
+    private final MBeanServerConnection jmx;
     private final OperatingSystemMXBean os;
     private final MemoryMXBean memory;
     private final long cpuAtStart;
@@ -22,6 +26,7 @@ final class WorkerProbe implements AutoCloseable {
     private volatile boolean running = true;
 
     WorkerProbe(MBeanServerConnection jmx) throws IOException {
+        this.jmx = jmx;
         os = ManagementFactory.newPlatformMXBeanProxy(jmx, ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
                 OperatingSystemMXBean.class);
         memory = ManagementFactory.newPlatformMXBeanProxy(jmx, ManagementFactory.MEMORY_MXBEAN_NAME,
@@ -74,6 +79,27 @@ final class WorkerProbe implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return new long[] {0, 0};
         }
+    }
+
+    /**
+     * Seconds hive-sink's tasks of this connector stood still in {@code put()} while batches closed, summed over the
+     * tasks (their {@code batch-close-stall-time-ms-total} metric).
+     */
+    double closeStallSeconds(String connector) throws IOException {
+        double ms = 0;
+        try {
+            for (ObjectName task : jmx.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
+                    + connector + ",task=*"), null)) {
+                try {
+                    ms += ((Number) jmx.getAttribute(task, "batch-close-stall-time-ms-total")).doubleValue();
+                } catch (AttributeNotFoundException e) {
+                    // a worker that registered the task's metrics under other names: nothing to add
+                }
+            }
+        } catch (JMException e) {
+            throw new IOException("cannot read the tasks' metrics of " + connector, e);
+        }
+        return ms / 1000;
     }
 
     long peakHeapBytes() {
