@@ -1,0 +1,74 @@
+package io.hivesink.bench.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.hivesink.bench.BenchData.DataSet;
+import io.hivesink.bench.e2e.E2eConfiguration.Input;
+import io.hivesink.bench.e2e.E2eConfiguration.Mode;
+import io.hivesink.bench.e2e.E2eConfiguration.Sink;
+import io.hivesink.bench.e2e.E2eRun.Measurement;
+
+/** A runs.csv read back gives the same report as the runs that wrote it; ratios pair runs of the same round. */
+class E2eReportTest {
+
+    private static final E2eConfiguration PIPELINED = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE,
+            Input.STRUCT, 1, 100_000, Mode.PIPELINED);
+    private static final E2eConfiguration SERIAL = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE,
+            Input.STRUCT, 1, 100_000, Mode.SERIAL);
+    private static final E2eConfiguration ICEBERG = new E2eConfiguration(Sink.ICEBERG, DataSet.STOCKQUOTE,
+            Input.STRUCT, 1, 0, Mode.NONE);
+
+    private static Measurement run(E2eConfiguration c, int round, double seconds, double stall) {
+        // 600 MB over whole seconds: MB/s with one decimal, as runs.csv keeps it, reads back exactly
+        return new Measurement(c, round, seconds, 1_000_000, 600_000_000L, 21.5, 0.9, 1_200L << 20, 10, 10, stall);
+    }
+
+    private final List<Measurement> runs = List.of(
+            run(PIPELINED, 1, 10, 0.1), run(SERIAL, 1, 12, 3.6), run(ICEBERG, 1, 30, Double.NaN),
+            run(PIPELINED, 2, 20, 0.3), run(SERIAL, 2, 20, 2.0), run(ICEBERG, 2, 40, Double.NaN));
+
+    @Test
+    void runsReadBackFromTheirCsvReportTheSame(@TempDir Path dir) throws IOException {
+        Path csv = dir.resolve("runs.csv");
+        StringBuilder text = new StringBuilder(E2eReport.RUN_HEADER).append('\n');
+        runs.forEach(m -> text.append(E2eReport.runRow(m)).append('\n'));
+        Files.writeString(csv, text);
+
+        List<Measurement> read = E2eReport.readRuns(csv);
+
+        assertEquals(runs.size(), read.size());
+        assertEquals(runs.get(1).configuration(), read.get(1).configuration());
+        assertEquals(3.6, read.get(1).closeStallSeconds(), 1e-9);
+        assertTrue(Double.isNaN(read.get(2).closeStallSeconds()), "Iceberg has no stall metric");
+        assertEquals(new E2eReport(runs).table(), new E2eReport(read).table());
+    }
+
+    @Test
+    void ratiosAreMediansOfRatiosWithinARound() {
+        String table = new E2eReport(runs).table();
+        String pipelinedRow = table.lines().filter(l -> l.startsWith("| " + PIPELINED.label() + " |")).findFirst()
+                .orElseThrow();
+        // vs Iceberg: rounds 3.00x and 2.00x; vs serial: 1.20x and 1.00x
+        assertTrue(pipelinedRow.endsWith("| 2.50x | 1.10x |"), pipelinedRow);
+        String serialRow = table.lines().filter(l -> l.startsWith("| " + SERIAL.label() + " |")).findFirst()
+                .orElseThrow();
+        assertTrue(serialRow.contains("| 2.8 s (20%) |"), "median stall and median share of the run: " + serialRow);
+    }
+
+    @Test
+    void aCsvOfAnotherShapeIsRefusedWithItsHeader(@TempDir Path dir) throws IOException {
+        Path csv = Files.writeString(dir.resolve("runs.csv"), "sink,dataset\nhive-sink,stockquote\n");
+        IOException e = assertThrows(IOException.class, () -> E2eReport.readRuns(csv));
+        assertTrue(e.getMessage().contains(E2eReport.RUN_HEADER), e.getMessage());
+    }
+}
