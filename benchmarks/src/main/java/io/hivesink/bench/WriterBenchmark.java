@@ -173,7 +173,8 @@ public final class WriterBenchmark {
         return String.format(Locale.ROOT, "%.2fx", median(ratios));
     }
 
-    static double median(List<Double> values) {
+    /** The median of measurements; NaN sorts last, as {@link Double#compare} orders it. */
+    public static double median(List<Double> values) {
         if (values.isEmpty()) {
             throw new IllegalStateException("a scenario produced no measurement");
         }

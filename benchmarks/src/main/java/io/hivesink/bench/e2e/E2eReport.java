@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 import io.hivesink.bench.BenchData.DataSet;
+import io.hivesink.bench.WriterBenchmark;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
@@ -146,16 +147,11 @@ final class E2eReport {
             byConfiguration.get(other).stream().filter(o -> o.round() == m.round()).findFirst()
                     .ifPresent(o -> ratios.add(m.recordsPerSecond() / o.recordsPerSecond()));
         }
-        return ratios.isEmpty() ? "" : String.format(Locale.ROOT, "%.2fx", medianOf(ratios));
+        return ratios.isEmpty() ? "" : String.format(Locale.ROOT, "%.2fx", WriterBenchmark.median(ratios));
     }
 
     private static double median(List<Measurement> runs, ToDoubleFunction<Measurement> metric) {
-        return medianOf(runs.stream().map(metric::applyAsDouble).toList());
+        return WriterBenchmark.median(runs.stream().map(metric::applyAsDouble).toList());
     }
 
-    static double medianOf(List<Double> values) {
-        List<Double> sorted = values.stream().sorted().toList();
-        int n = sorted.size();
-        return n == 0 ? Double.NaN : n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-    }
 }
