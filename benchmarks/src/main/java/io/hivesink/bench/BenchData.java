@@ -45,6 +45,9 @@ public final class BenchData {
             Schema type = field.schema();
             boolean optional = type.getType() == Schema.Type.UNION;
             if (optional) {
+                if (type.getTypes().size() != 2 || type.getTypes().get(0).getType() != Schema.Type.NULL) {
+                    throw new IllegalArgumentException("benchmark unions are [null, T]: " + field);
+                }
                 type = type.getTypes().get(1);
             }
             SchemaBuilder fieldSchema = switch (type.getType()) {

@@ -13,10 +13,13 @@ import java.util.stream.Stream;
 
 import org.apache.kafka.connect.storage.Converter;
 
+import io.hivesink.bench.BenchData;
+
 /**
  * The plugins a benchmark worker loads from {@code plugin.path} beside hive-sink's own: Iceberg's sink (the directory
- * module {@code peer-iceberg-plugin} assembles) and the benchmark's converter ({@link FramedAvroConverter}, packed
- * here into a jar of its own with Avro and Jackson), each in a directory of its own as a user would install them.
+ * module {@code peer-iceberg-plugin} assembles) and the benchmark's converter ({@link FramedAvroConverter} and the
+ * {@link BenchData} schema mapping it uses, packed here into a jar of its own with Avro and Jackson), each in a
+ * directory of its own as a user would install them.
  */
 final class BenchPlugins {
 
@@ -47,12 +50,22 @@ final class BenchPlugins {
     }
 
     private static void writeConverterJar(Path jar) throws IOException {
-        String name = FramedAvroConverter.class.getSimpleName();
-        String packagePath = FramedAvroConverter.class.getPackageName().replace('.', '/');
-        Path classes = jarOf(FramedAvroConverter.class).resolve(packagePath);
-        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
-                Stream<Path> files = Files.list(classes)) {
-            // the class and the ones javac made of it (nested records, switch maps)
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+            for (Class<?> type : List.of(FramedAvroConverter.class, BenchData.class)) {
+                addClassFiles(out, type);
+            }
+            // found by Connect's plugin.discovery=service_load
+            out.putNextEntry(new JarEntry("META-INF/services/" + Converter.class.getName()));
+            out.write((FramedAvroConverter.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
+            out.closeEntry();
+        }
+    }
+
+    /** Adds the class and the ones javac made of it (nested types, switch maps). */
+    private static void addClassFiles(JarOutputStream out, Class<?> type) throws IOException {
+        String name = type.getSimpleName();
+        String packagePath = type.getPackageName().replace('.', '/');
+        try (Stream<Path> files = Files.list(jarOf(type).resolve(packagePath))) {
             for (Path file : (Iterable<Path>) files::iterator) {
                 String fileName = file.getFileName().toString();
                 if (fileName.equals(name + ".class") || fileName.startsWith(name + "$")) {
@@ -61,10 +74,6 @@ final class BenchPlugins {
                     out.closeEntry();
                 }
             }
-            // found by Connect's plugin.discovery=service_load
-            out.putNextEntry(new JarEntry("META-INF/services/" + Converter.class.getName()));
-            out.write((FramedAvroConverter.class.getName() + "\n").getBytes(StandardCharsets.UTF_8));
-            out.closeEntry();
         }
     }
 

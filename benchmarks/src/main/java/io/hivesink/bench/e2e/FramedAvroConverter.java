@@ -18,20 +18,22 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
-import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.storage.Converter;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.hivesink.bench.BenchData;
+
 /**
  * The Struct path of the end-to-end benchmark, for both sinks: turns Confluent-framed Avro (magic byte, schema id,
  * datum) into Connect {@code Struct}s the way Confluent's {@code AvroConverter} does (the writer schema fetched once
  * per id from the registry's {@code GET /schemas/ids/{id}}, each datum decoded by Avro's {@code GenericDatumReader},
- * then copied field by field into a {@code Struct}). Confluent's converter is not on Maven Central; this one covers the
- * benchmark schemas' types (records of int, long, double, string, boolean, bytes and their nullable unions), so that
- * neither sink is measured on a converter the other does not pay for.
+ * then copied field by field into a {@code Struct}). Confluent's converter is not on Maven Central; this one reads the
+ * benchmark schemas' types (records of int, long, double, string and their nullable unions, mapped by
+ * {@link BenchData#connectSchema} as the records were made), so that neither sink is measured on a converter the other
+ * does not pay for.
  */
 public final class FramedAvroConverter implements Converter {
 
@@ -89,7 +91,7 @@ public final class FramedAvroConverter implements Converter {
                 }
                 org.apache.avro.Schema avro = new org.apache.avro.Schema.Parser()
                         .parse(JSON.readTree(body).get("schema").asText());
-                return new Reader(new GenericDatumReader<>(avro), connectSchema(avro));
+                return new Reader(new GenericDatumReader<>(avro), connectSchema(avro, id));
             }
         } catch (IOException e) {
             throw new DataException("cannot fetch schema " + id, e);
@@ -99,32 +101,13 @@ public final class FramedAvroConverter implements Converter {
         }
     }
 
-    private static Schema connectSchema(org.apache.avro.Schema record) {
-        SchemaBuilder struct = SchemaBuilder.struct().name(record.getFullName());
-        for (org.apache.avro.Schema.Field field : record.getFields()) {
-            org.apache.avro.Schema type = field.schema();
-            boolean optional = false;
-            if (type.getType() == org.apache.avro.Schema.Type.UNION) {
-                List<org.apache.avro.Schema> branches = type.getTypes();
-                if (branches.size() != 2 || branches.get(0).getType() != org.apache.avro.Schema.Type.NULL) {
-                    throw new DataException("the benchmark converter reads only [null, T] unions: " + field);
-                }
-                optional = true;
-                type = branches.get(1);
-            }
-            SchemaBuilder builder = switch (type.getType()) {
-                case INT -> SchemaBuilder.int32();
-                case LONG -> SchemaBuilder.int64();
-                case DOUBLE -> SchemaBuilder.float64();
-                case FLOAT -> SchemaBuilder.float32();
-                case BOOLEAN -> SchemaBuilder.bool();
-                case STRING -> SchemaBuilder.string();
-                case BYTES -> SchemaBuilder.bytes();
-                default -> throw new DataException("the benchmark converter does not read " + type + ": " + field);
-            };
-            struct.field(field.name(), optional ? builder.optional().build() : builder.build());
+    /** The Connect schema the benchmark gives these records, as the one its records were made from. */
+    private static Schema connectSchema(org.apache.avro.Schema avro, int id) {
+        try {
+            return BenchData.connectSchema(avro);
+        } catch (IllegalArgumentException e) {
+            throw new DataException("the benchmark converter cannot read schema " + id + ": " + e.getMessage(), e);
         }
-        return struct.build();
     }
 
     private static Struct toStruct(GenericRecord record, Schema schema) {
@@ -134,10 +117,6 @@ public final class FramedAvroConverter implements Converter {
             Object value = record.get(i);
             if (value instanceof CharSequence text) {
                 value = text.toString();
-            } else if (value instanceof ByteBuffer bytes) {
-                byte[] copy = new byte[bytes.remaining()];
-                bytes.duplicate().get(copy);
-                value = copy;
             }
             struct.put(fields.get(i), value);
         }
