@@ -2,7 +2,9 @@ package io.hivesink.avro;
 
 /**
  * A sequence of Avro-encoded datums, in file order: datum {@code i} is {@code length(i)} bytes of {@code page(i)}
- * from {@code start(i)}. What a container file writer reads; implementations hold bytes, not records.
+ * from {@code start(i)}. What a container file writer reads; implementations hold bytes, not records. One kind holds
+ * its datums compressed already ({@link io.hivesink.avro.container.FileBlocks}): only its count and sizes can be read,
+ * and only the writer that compressed it can write it.
  */
 public interface DatumSource {
 
@@ -16,4 +18,9 @@ public interface DatumSource {
 
     /** Encoded bytes of all datums. */
     long bytes();
+
+    /** The heap the datums take now: their encoded bytes, unless they are compressed already. */
+    default long heldBytes() {
+        return bytes();
+    }
 }

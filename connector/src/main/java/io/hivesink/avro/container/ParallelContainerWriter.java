@@ -54,6 +54,11 @@ import io.hivesink.config.AvroCodecs;
  * the next file and dropped if a huge datum made them oversized. With codec {@code null} nothing is compressed: the
  * calling thread writes the datums straight from their pages.
  *
+ * <h2>Compressing before the file is written</h2>
+ * {@link #openFile()} gives a {@link FileBlocks}: a file whose datums are appended one by one (while a batch still
+ * fills), whose blocks are cut by the same rule and compressed on the pool as soon as they are full, and which this
+ * writer later writes from those blocks, with the same bytes as a streaming write with its sync marker.
+ *
  * <h2>Codec contexts</h2>
  * Compressors (deflaters, zstd contexts, xz array caches, and the like) are kept by the writer in a free list and
  * reused by whichever thread compresses the next block; at most one per thread that compresses at the same time, so at
@@ -76,7 +81,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
     public static final int BLOCKS_IN_FLIGHT_PER_THREAD = 3;
 
     /** A block's uncompressed size stays below this, so every codec's worst case still fits an array. */
-    private static final long MAX_BLOCK_BYTES = 1_500_000_000L;
+    static final long MAX_BLOCK_BYTES = 1_500_000_000L;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final ExecutorService pool;
@@ -154,12 +159,60 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         return threads;
     }
 
-    /** Writes the file with a random sync marker, as Avro does. */
+    /**
+     * Writes the file with a random sync marker, as Avro does; {@link FileBlocks} this writer opened are written from
+     * their compressed blocks, with their own marker.
+     */
     @Override
     public long write(Schema schema, DatumSource datums, OutputStream out) throws IOException {
+        if (datums instanceof FileBlocks blocks) {
+            return write(schema, blocks, out);
+        }
+        return write(schema, datums, out, randomSync());
+    }
+
+    private static byte[] randomSync() {
         byte[] sync = new byte[SYNC_SIZE];
         RANDOM.nextBytes(sync);
-        return write(schema, datums, out, sync);
+        return sync;
+    }
+
+    /**
+     * Opens a file whose blocks are compressed on this writer's pool as its datums are appended, to be written by
+     * this writer later; see {@link FileBlocks}.
+     */
+    public FileBlocks openFile() {
+        return openFile(randomSync());
+    }
+
+    /** For tests: a file with the given sync marker. */
+    FileBlocks openFile(byte[] sync) {
+        if (closed) {
+            throw new IllegalStateException("This writer is closed");
+        }
+        if (sync.length != SYNC_SIZE) {
+            throw new IllegalArgumentException("The sync marker must be " + SYNC_SIZE + " bytes, not " + sync.length);
+        }
+        return new FileBlocks(this, sync.clone());
+    }
+
+    /**
+     * Writes a file opened by this writer: its compressed blocks, and its last block compressed now. May be called
+     * while this writer writes another file, and again for the same file (which writes the same bytes).
+     *
+     * @throws IllegalArgumentException if another writer opened the file (its blocks are in that writer's codec)
+     */
+    public long write(Schema schema, FileBlocks blocks, OutputStream out) throws IOException {
+        Objects.requireNonNull(schema, "schema");
+        Objects.requireNonNull(out, "out");
+        if (!blocks.openedBy(this)) {
+            throw new IllegalArgumentException("These file blocks were compressed by another writer; write them with "
+                    + "the writer that opened them");
+        }
+        if (closed) {
+            throw new IllegalStateException("This writer is closed");
+        }
+        return blocks.writeTo(schema, out);
     }
 
     /**
@@ -175,6 +228,9 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         Objects.requireNonNull(schema, "schema");
         Objects.requireNonNull(datums, "datums");
         Objects.requireNonNull(out, "out");
+        if (datums instanceof FileBlocks) {
+            throw new IllegalArgumentException("File blocks carry their own sync marker: write them without one");
+        }
         if (sync.length != SYNC_SIZE) {
             throw new IllegalArgumentException("The sync marker must be " + SYNC_SIZE + " bytes, not " + sync.length);
         }
@@ -186,7 +242,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
                 throw new IllegalStateException("This writer is closed");
             }
             byte[] marker = sync.clone();
-            long written = ContainerHeader.write(schema, codecNameBytes, metadata, marker, out);
+            long written = writeHeader(schema, marker, out);
             written += compressorFactory == null ? writeUncompressed(datums, marker, out)
                     : writeCompressed(datums, marker, out);
             out.flush();
@@ -194,6 +250,65 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         } finally {
             trimIdleBlocks();
             writing.set(false);
+        }
+    }
+
+    long writeHeader(Schema schema, byte[] sync, OutputStream out) throws IOException {
+        return ContainerHeader.write(schema, codecNameBytes, metadata, sync, out);
+    }
+
+    int syncInterval() {
+        return syncInterval;
+    }
+
+    String codecName() {
+        return codecName;
+    }
+
+    /** Runs a block's compression on the pool if it takes it; otherwise whoever writes the block runs it. */
+    void compressSoon(FutureTask<?> task) {
+        try {
+            pool.execute(task);
+        } catch (RejectedExecutionException e) {
+            // a saturated or shut down pool: the block is compressed when its file is written
+        }
+    }
+
+    /** Appends {@code source[0, size)} compressed by this writer's codec (as it is, for codec null) to {@code out}. */
+    void compress(byte[] source, int size, BlockBuffer out) throws IOException {
+        compress(source, 0, size, out);
+    }
+
+    private void compress(byte[] source, int offset, int size, BlockBuffer out) throws IOException {
+        if (compressorFactory == null) {
+            out.write(source, offset, size);
+            return;
+        }
+        BlockCodecs.Compressor compressor = borrowCompressor();
+        boolean reusable = false;
+        try {
+            compressor.compress(source, offset, size, out);
+            reusable = true;
+        } finally {
+            if (reusable) {
+                giveBack(compressor);
+            } else {
+                compressor.close();
+            }
+        }
+    }
+
+    /** Keeps a compressor for the next block, unless the writer closed meanwhile (it may hold native memory). */
+    private void giveBack(BlockCodecs.Compressor compressor) {
+        idleCompressors.offerFirst(compressor);
+        if (closed) {
+            closeIdleCompressors();
+        }
+    }
+
+    private void closeIdleCompressors() {
+        for (BlockCodecs.Compressor compressor; (compressor = idleCompressors.pollFirst()) != null;) {
+            compressor.close();
         }
     }
 
@@ -206,9 +321,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         try {
             closed = true;
             idleBlocks.clear();
-            for (BlockCodecs.Compressor compressor; (compressor = idleCompressors.pollFirst()) != null;) {
-                compressor.close();
-            }
+            closeIdleCompressors();
         } finally {
             writing.set(false);
         }
@@ -428,19 +541,8 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
                 source = gathered;
                 offset = 0;
             }
-            BlockCodecs.Compressor compressor = borrowCompressor();
-            boolean reusable = false;
-            try {
-                out.reset();
-                compressor.compress(source, offset, size, out);
-                reusable = true;
-            } finally {
-                if (reusable) {
-                    idleCompressors.offerFirst(compressor);
-                } else {
-                    compressor.close();
-                }
-            }
+            out.reset();
+            compress(source, offset, size, out);
             frameStart = out.frame(end - first, sync);
             return null;
         }
