@@ -25,6 +25,15 @@ public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> re
         nextOffsets = Map.copyOf(nextOffsets);
     }
 
+    /** What the batch holds in the heap now: its encoded bytes, less what compressing its blocks early saved. */
+    public long heldBytes() {
+        long held = 0;
+        for (RecordGroup group : groups) {
+            held += group.datums().heldBytes();
+        }
+        return held;
+    }
+
     public Set<String> tables() {
         Set<String> tables = new LinkedHashSet<>();
         for (RecordGroup group : groups) {

@@ -5,11 +5,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.input.ConnectInput;
 import io.hivesink.input.RecordInput;
 import io.hivesink.input.RecordValue;
@@ -20,7 +22,9 @@ import io.hivesink.route.TableRouter;
  * while more arrive, so that most of the encoding is done when the batch closes; what stays buffered is the encoded
  * bytes. Taking a record is: skip it if it was taken before ({@link PartitionOffsets}), read its value
  * ({@link RecordInput}), route it and count it per table ({@link TableCounts}), and hand it on in a chunk
- * ({@link ChunkSizer}, {@link ChunkQueue}); closing the batch is {@link BatchAssembler}'s.
+ * ({@link ChunkSizer}, {@link ChunkQueue}); {@link BatchAssembler} takes the chunks in order as they are encoded
+ * (and, when blocks are compressed early, copies their datums into files whose blocks are compressed as they fill),
+ * and makes the batch when it closes.
  */
 public final class BatchBuffer {
 
@@ -31,6 +35,7 @@ public final class BatchBuffer {
     private final TableCounts tableCounts = new TableCounts();
     private final ChunkSizer sizer = new ChunkSizer();
     private final ChunkQueue chunks;
+    private final BatchAssembler assembler;
 
     private List<TakenRecord> pending = new ArrayList<>();
     private int chunkRecords = ChunkSizer.FIRST_CHUNK_RECORDS;
@@ -68,11 +73,24 @@ public final class BatchBuffer {
      */
     public BatchBuffer(RecordInput input, TableRouter router, TableLayouts layouts, String batchIdPrefix,
             ExecutorService pool, int maxChunksInFlight, boolean rejectBadRecords) {
+        this(input, router, layouts, batchIdPrefix, pool, maxChunksInFlight, rejectBadRecords, null);
+    }
+
+    /**
+     * @param earlyWriters the writer of each table's files: a batch's files are opened with it and their blocks
+     *     compressed as they fill ({@link io.hivesink.avro.container.FileBlocks}), so that a batch holds compressed
+     *     blocks rather than raw bytes and its files must be written by these writers; null: the datums stay as
+     *     encoded until the batch is written, by any writer
+     */
+    public BatchBuffer(RecordInput input, TableRouter router, TableLayouts layouts, String batchIdPrefix,
+            ExecutorService pool, int maxChunksInFlight, boolean rejectBadRecords,
+            Function<String, ParallelContainerWriter> earlyWriters) {
         this.input = input;
         this.router = router;
         this.batchIdPrefix = batchIdPrefix;
+        this.assembler = new BatchAssembler(earlyWriters);
         this.chunks = new ChunkQueue(new ChunkEncoder(router, layouts, rejectBadRecords), pool, maxChunksInFlight,
-                sizer);
+                sizer, assembler::take);
     }
 
     /**
@@ -117,9 +135,12 @@ public final class BatchBuffer {
         }
     }
 
-    /** Starts encoding the records taken since the last chunk, and reports a bad record found by then. */
+    /**
+     * Starts encoding the records taken since the last chunk, takes the chunks encoded by now into the batch, and
+     * reports a bad record found by then.
+     */
     public void submitPending() {
-        chunks.throwFirstFailureSoFar();
+        chunks.takeEncodedSoFar();
         if (pending.isEmpty()) {
             return;
         }
@@ -166,6 +187,14 @@ public final class BatchBuffer {
         return chunks.encodedBytes();
     }
 
+    /**
+     * What the open batch holds in the heap for the records encoded so far: their encoded bytes, less what
+     * compressing blocks early saved.
+     */
+    public long heldBytes() {
+        return assembler.heldBytes() + Math.max(0, chunks.encodedBytes() - assembler.takenBytes());
+    }
+
     public long openedAtMs() {
         return openedAtMs;
     }
@@ -181,11 +210,11 @@ public final class BatchBuffer {
     /** Closes the open batch, waiting for its records to be encoded, and starts an empty one. */
     public Batch drain() {
         submitPending();
-        List<EncodedChunk> encoded = chunks.awaitAll();
-        lastBatchEncodeMs = chunks.encodeMs();
         try {
-            Batch batch = BatchAssembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), encoded,
-                    offsets.fromOffsets(), offsets.nextOffsets(), chunks.encodedBytes(), skipped);
+            chunks.takeAll();
+            lastBatchEncodeMs = chunks.encodeMs();
+            Batch batch = assembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), offsets.fromOffsets(),
+                    offsets.nextOffsets(), chunks.encodedBytes(), skipped);
             batchSequence++;
             return batch;
         } finally {
@@ -201,7 +230,8 @@ public final class BatchBuffer {
      */
     public Map<TopicPartition, Long> discard() {
         Map<TopicPartition, Long> dropped = offsets.dropBatch();
-        chunks.awaitAll();
+        chunks.awaitQuietly();
+        assembler.discard();
         reset();
         return dropped;
     }
@@ -218,6 +248,7 @@ public final class BatchBuffer {
 
     private void reset() {
         chunks.clear();
+        assembler.reset();
         pending = new ArrayList<>();
         offsets.endBatch();
         records = 0;

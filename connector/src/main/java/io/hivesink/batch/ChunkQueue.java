@@ -7,13 +7,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.apache.kafka.connect.errors.ConnectException;
 
 /**
- * The open batch's chunks, encoded on the task's pool in the order they were submitted. At most
- * {@code maxInFlight} chunks wait to be encoded: beyond that {@link #submit} waits, which bounds the records held as
- * objects.
+ * The open batch's chunks, encoded on the task's pool and handed on, in the order they were submitted, to a taker
+ * ({@link BatchAssembler}) as soon as they and the ones before them are encoded; the queue then lets go of them. At
+ * most {@code maxInFlight} chunks wait to be encoded: beyond that {@link #submit} waits, which bounds the records held
+ * as objects.
  */
 final class ChunkQueue {
 
@@ -21,14 +23,18 @@ final class ChunkQueue {
     private final ExecutorService pool;
     private final Semaphore inFlight;
     private final ChunkSizer sizer;
+    private final Consumer<EncodedChunk> taker;
+    /** The batch's chunks; null once taken. */
     private final List<Future<EncodedChunk>> chunks = new ArrayList<>();
-    /** Chunks known to be encoded without a failure, from the first. */
-    private int checked;
+    /** Chunks handed to the taker, from the first: encoded without a failure. */
+    private int taken;
     private final AtomicLong encodedBytes = new AtomicLong();
     private final AtomicLong encodeNanos = new AtomicLong();
 
-    ChunkQueue(ChunkEncoder encoder, ExecutorService pool, int maxInFlight, ChunkSizer sizer) {
+    ChunkQueue(ChunkEncoder encoder, ExecutorService pool, int maxInFlight, ChunkSizer sizer,
+            Consumer<EncodedChunk> taker) {
         this.encoder = encoder;
+        this.taker = taker;
         this.pool = pool;
         this.inFlight = new Semaphore(maxInFlight);
         this.sizer = sizer;
@@ -55,24 +61,56 @@ final class ChunkQueue {
         }
     }
 
-    /** Throws the first bad record among the chunks encoded so far, without waiting for the others. */
-    void throwFirstFailureSoFar() {
-        while (checked < chunks.size() && chunks.get(checked).isDone()) {
-            EncodedChunk chunk = result(chunks.get(checked));
-            if (chunk.failure != null) {
-                throw chunk.failure;
-            }
-            checked++;
+    /**
+     * Hands the chunks encoded so far to the taker, in order, without waiting for the others; throws the first bad
+     * record among them (its chunk is not taken).
+     */
+    void takeEncodedSoFar() {
+        while (taken < chunks.size() && chunks.get(taken).isDone()) {
+            take();
         }
     }
 
-    /** Waits until every chunk is encoded; the chunks, in order. */
-    List<EncodedChunk> awaitAll() {
-        List<EncodedChunk> encoded = new ArrayList<>(chunks.size());
-        for (Future<EncodedChunk> chunk : chunks) {
-            encoded.add(result(chunk));
+    /** Waits until every chunk is encoded and hands the rest to the taker; throws as {@link #takeEncodedSoFar}. */
+    void takeAll() {
+        try {
+            while (taken < chunks.size()) {
+                take();
+            }
+        } catch (RuntimeException e) {
+            awaitQuietly(); // nothing of this batch is still being encoded once it is dropped
+            throw e;
         }
-        return encoded;
+    }
+
+    private void take() {
+        EncodedChunk chunk = result(chunks.get(taken));
+        if (chunk.failure != null) {
+            throw chunk.failure;
+        }
+        taker.accept(chunk);
+        chunks.set(taken, null);
+        taken++;
+    }
+
+    /** Waits until no chunk is being encoded, whatever their outcome (the batch is dropped). */
+    void awaitQuietly() {
+        boolean interrupted = false;
+        for (int i = taken; i < chunks.size(); i++) {
+            while (true) {
+                try {
+                    chunks.get(i).get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Time spent encoding the chunks so far, summed over the threads that encoded them. */
@@ -88,7 +126,7 @@ final class ChunkQueue {
     /** Forgets the chunks of a closed or dropped batch (wait for them first) and the encoder's file groups. */
     void clear() {
         chunks.clear();
-        checked = 0;
+        taken = 0;
         encodedBytes.set(0);
         encodeNanos.set(0);
         encoder.reset();

@@ -6,7 +6,7 @@ import java.util.List;
 import io.hivesink.avro.DatumSource;
 
 /** The datums of one file group, picked out of the batch's chunks in record order, without copying them. */
-final class GroupDatums implements DatumSource {
+final class GroupDatums implements DatumSource, BatchAssembler.GroupFile {
 
     private final List<EncodedChunk> chunks;
     private int[] chunkOf = new int[16];
@@ -16,6 +16,16 @@ final class GroupDatums implements DatumSource {
 
     GroupDatums(List<EncodedChunk> chunks) {
         this.chunks = chunks;
+    }
+
+    @Override
+    public void add(EncodedChunk chunk, int chunkIndex, int record) {
+        add(chunkIndex, record);
+    }
+
+    @Override
+    public DatumSource datums() {
+        return this;
     }
 
     void add(int chunk, int record) {

@@ -19,13 +19,15 @@ import org.apache.kafka.common.config.ConfigDef.Width;
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record AvroConfig(String codecName, int codecLevel, int syncIntervalBytes, int writerThreads) {
+public record AvroConfig(String codecName, int codecLevel, int syncIntervalBytes, int writerThreads,
+        boolean compressEarly) {
 
     public static final String GROUP = "Avro files";
     public static final String AVRO_CODEC = "avro.codec";
     public static final String AVRO_CODEC_LEVEL = "avro.codec.level";
     public static final String AVRO_SYNC_INTERVAL_BYTES = "avro.sync.interval.bytes";
     public static final String WRITER_THREADS = "writer.threads";
+    public static final String AVRO_COMPRESS_EARLY = "avro.compress.early";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -44,13 +46,21 @@ public record AvroConfig(String codecName, int codecLevel, int syncIntervalBytes
                 "Threads per task that encode records (while they arrive) and compress blocks (when a batch is "
                         + "written); one pool per task. 0: as many as the worker has cores.",
                 GROUP, ++order, Width.SHORT, "Writer threads");
+        def.define(AVRO_COMPRESS_EARLY, Type.BOOLEAN, true, Validators.bool(), Importance.LOW,
+                "Whether a file's Avro blocks are compressed as soon as they fill, while the batch still takes "
+                        + "records, instead of all when the batch is written. The raw bytes of a compressed block "
+                        + "are let go, so a batch holds about its compressed size (what the memory budget counts), "
+                        + "and less is left to compress between a batch's close and its commit. The files are the "
+                        + "same byte for byte. false: a batch holds its records' encoded bytes until it is written.",
+                GROUP, ++order, Width.SHORT, "Compress early");
     }
 
     static AvroConfig from(AbstractConfig config) {
         int threads = config.getInt(WRITER_THREADS);
         int cores = Runtime.getRuntime().availableProcessors();
         return new AvroConfig(codecName(config), config.getInt(AVRO_CODEC_LEVEL),
-                config.getInt(AVRO_SYNC_INTERVAL_BYTES), threads == 0 ? cores : threads);
+                config.getInt(AVRO_SYNC_INTERVAL_BYTES), threads == 0 ? cores : threads,
+                config.getBoolean(AVRO_COMPRESS_EARLY));
     }
 
     static String codecName(AbstractConfig config) {

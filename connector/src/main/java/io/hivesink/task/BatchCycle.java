@@ -259,9 +259,9 @@ public final class BatchCycle {
 
     /** What the task's batches hold in the heap: the open one, and a closed one until it is committed or dropped. */
     private long heldBytes() {
-        long held = MemoryBudget.heapBytes(buffer.byteCount(), buffer.recordCount());
+        long held = MemoryBudget.heapBytes(buffer.heldBytes(), buffer.recordCount());
         if (pending != null) {
-            held += MemoryBudget.heapBytes(pending.bytes(), pending.records());
+            held += MemoryBudget.heapBytes(pending.heldBytes(), pending.records());
         }
         return held;
     }

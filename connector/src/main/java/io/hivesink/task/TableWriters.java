@@ -4,7 +4,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 
-import io.hivesink.avro.ContainerFileWriter;
 import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.config.PerTableConfig;
 import io.hivesink.config.TableSettings;
@@ -36,7 +35,7 @@ final class TableWriters implements AutoCloseable {
         this.syncIntervalBytes = syncIntervalBytes;
     }
 
-    ContainerFileWriter forTable(String table) {
+    ParallelContainerWriter forTable(String table) {
         PerTableConfig config = settings.configFor(table);
         String codec = config.codecName();
         int level = config.codecLevel();

@@ -184,7 +184,8 @@ public final class TaskAssembly implements AutoCloseable {
                             tableSettings.settingsFor(table)),
                     (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
             BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
-                    instance, workers, 2 * threads + 2, rejected != null);
+                    instance, workers, 2 * threads + 2, rejected != null,
+                    config.avro().compressEarly() ? writers::forTable : null);
             PartitionPauses pauses = new PartitionPauses(PartitionFlow.of(context));
             memory = new MemoryGate(joinMemoryBudget(config.batch(), instance), pauses, clock, instance);
             metrics = new TaskMetrics(MetricsBackend.forTask(context, connectorName, taskId), clock);

@@ -6,11 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.file.SeekableByteArrayInput;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -20,6 +27,9 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
+import io.hivesink.avro.container.ParallelContainerWriter;
+import io.hivesink.config.AvroCodecs;
+import io.hivesink.input.ConnectInput;
 import io.hivesink.route.TableRouter;
 
 class BatchBufferTest {
@@ -102,6 +112,66 @@ class BatchBufferTest {
         DataException e = assertThrows(DataException.class, buffer::drain);
         assertTrue(e.getMessage().startsWith(prefix), e.getMessage());
         assertTrue(e.getMessage().contains(hint), e.getMessage());
+    }
+
+    /**
+     * Blocks compressed as the batch fills make files that hold what the same batch makes when its blocks are
+     * compressed at the write, in the same blocks; the batch then holds its compressed blocks, not its raw bytes.
+     */
+    @Test
+    void blocksCompressedAsTheBatchFillsWriteTheSameRecords() throws Exception {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.DEFLATE, -1, 4096)) {
+            BatchBuffer early = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+                    new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, table -> writer);
+            BatchBuffer late = buffer();
+            int n = ChunkSizer.MAX_CHUNK_RECORDS * 3 + 13;
+            for (int i = 0; i < n; i++) {
+                SinkRecord record = order("orders", i % 3, i, i % 7 == 0 ? "eu" : "us");
+                early.add(record, 0);
+                late.add(record, 0);
+                if (i % 500 == 0) {
+                    early.submitPending();
+                }
+            }
+            Batch compressedEarly = early.drain();
+            Batch compressedLate = late.drain();
+            assertEquals(n, compressedEarly.records());
+            assertEquals(compressedLate.bytes(), compressedEarly.bytes());
+            assertEquals(2, compressedEarly.groups().size());
+            long written = 0;
+            for (int g = 0; g < 2; g++) {
+                RecordGroup group = compressedEarly.groups().get(g);
+                assertEquals(compressedLate.groups().get(g).partition(), group.partition());
+                byte[] file = write(writer, group);
+                written += file.length;
+                assertEquals(read(write(writer, compressedLate.groups().get(g))), read(file));
+                assertEquals(group.datums().count(), read(file).size());
+            }
+            assertTrue(compressedEarly.heldBytes() <= written,
+                    "held " + compressedEarly.heldBytes() + " once written, files of " + written + " bytes");
+            assertTrue(compressedEarly.heldBytes() < compressedLate.heldBytes(),
+                    compressedEarly.heldBytes() + " compressed, " + compressedLate.heldBytes() + " raw");
+
+            early.add(order("orders", 0, n, "eu"), 0);
+            early.discard(); // the open batch's file is dropped: its blocks are not compressed
+            early.add(order("orders", 0, n, "eu"), 0);
+            assertEquals(1, read(write(writer, early.drain().groups().get(0))).size());
+        }
+    }
+
+    private static byte[] write(ParallelContainerWriter writer, RecordGroup group) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        writer.write(group.layout().avroSchema(), group.datums(), out);
+        return out.toByteArray();
+    }
+
+    private static List<String> read(byte[] file) throws IOException {
+        List<String> records = new ArrayList<>();
+        try (DataFileReader<GenericRecord> reader = new DataFileReader<>(new SeekableByteArrayInput(file),
+                new GenericDatumReader<>())) {
+            reader.forEach(record -> records.add(record.toString()));
+        }
+        return records;
     }
 
     @Test
