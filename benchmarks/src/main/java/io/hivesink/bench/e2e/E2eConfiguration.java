@@ -26,9 +26,12 @@ record E2eConfiguration(Sink sink, DataSet set, Input input, int tasks, int batc
         }
     }
 
-    /** hive-sink's task: the next batch taken while the previous one commits, or one after the other. */
+    /**
+     * hive-sink's task: the next batch taken while the previous one commits, or one after the other; AT_CLOSE is
+     * pipelined with blocks compressed when the batch is written rather than as they fill (avro.compress.early=false).
+     */
     enum Mode {
-        PIPELINED("pipelined"), SERIAL("serial"), NONE("-");
+        PIPELINED("pipelined"), SERIAL("serial"), AT_CLOSE("pipelined compressed-at-close"), NONE("-");
 
         final String label;
 

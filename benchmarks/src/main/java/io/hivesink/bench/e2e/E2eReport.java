@@ -27,9 +27,12 @@ import io.hivesink.bench.e2e.E2eRun.Measurement;
 final class E2eReport {
 
     static final String RUN_HEADER = "sink,dataset,input,tasks,batch_records,mode,round,records,seconds,"
-            + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s";
+            + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s,commit_ms";
+    /** The header of runs.csv before commit_ms was measured: read with commit_ms unknown. */
+    static final String RUN_HEADER_WITHOUT_COMMIT = RUN_HEADER.substring(0, RUN_HEADER.lastIndexOf(','));
     static final String SUMMARY_HEADER = "sink,dataset,input,tasks,batch_records,mode,rounds,median_records_per_s,"
-            + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds,median_close_stall_s";
+            + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds,median_close_stall_s,"
+            + "median_commit_ms";
 
     private final Map<E2eConfiguration, List<Measurement>> byConfiguration = new LinkedHashMap<>();
 
@@ -41,16 +44,17 @@ final class E2eReport {
 
     static String runRow(Measurement m) {
         E2eConfiguration c = m.configuration();
-        return String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f",
+        return String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f,%.1f",
                 c.sink().label, c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(),
                 m.records(), m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
-                m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(), m.closeStallSeconds());
+                m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(), m.closeStallSeconds(),
+                m.commitMs());
     }
 
     /** The runs of a {@code runs.csv} this benchmark wrote, to report again without running. */
     static List<Measurement> readRuns(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        if (lines.isEmpty() || !lines.get(0).equals(RUN_HEADER)) {
+        if (lines.isEmpty() || !(lines.get(0).equals(RUN_HEADER) || lines.get(0).equals(RUN_HEADER_WITHOUT_COMMIT))) {
             throw new IOException(csv + " is not a runs.csv of this benchmark: its header is not " + RUN_HEADER);
         }
         List<Measurement> runs = new ArrayList<>();
@@ -70,7 +74,7 @@ final class E2eReport {
                     Math.round(Double.parseDouble(f[10]) * 1e6 * seconds),
                     Double.parseDouble(f[11]) * records / 1e6, Double.parseDouble(f[12]),
                     Long.parseLong(f[13]) << 20, Long.parseLong(f[14]), Long.parseLong(f[15]),
-                    Double.parseDouble(f[16])));
+                    Double.parseDouble(f[16]), f.length > 17 ? Double.parseDouble(f[17]) : Double.NaN));
         }
         return runs;
     }
@@ -78,12 +82,13 @@ final class E2eReport {
     void writeSummary(Path csv) throws IOException {
         StringBuilder out = new StringBuilder(SUMMARY_HEADER).append('\n');
         byConfiguration.forEach((c, runs) -> out.append(String.format(Locale.ROOT,
-                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f%n", c.sink().label, c.dataSet(),
+                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f,%.1f%n", c.sink().label, c.dataSet(),
                 c.input().label(),
                 c.tasks(), c.batchRecords(), c.mode().label, runs.size(), median(runs, Measurement::recordsPerSecond),
                 median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
                 median(runs, m -> m.peakHeapBytes() / 1048576.0), median(runs, m -> m.files()),
-                median(runs, Measurement::seconds), median(runs, Measurement::closeStallSeconds))));
+                median(runs, Measurement::seconds), median(runs, Measurement::closeStallSeconds),
+                median(runs, Measurement::commitMs))));
         Files.writeString(csv, out, StandardCharsets.UTF_8);
     }
 
@@ -91,20 +96,23 @@ final class E2eReport {
     String table() {
         StringBuilder out = new StringBuilder();
         out.append("| configuration | median s | records/s | MB/s | worker CPU s per M records | machine busy "
-                + "| peak heap MB | files | commits | put() stalled at closes | vs Iceberg | pipelined vs serial |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| peak heap MB | files | commits | put() stalled at closes | close to commit | vs Iceberg "
+                + "| pipelined vs serial | early vs at close |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         byConfiguration.forEach((c, runs) -> {
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s | %s |%n", c.label(),
+                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s | %s | %s | %s |%n", c.label(),
                     median(runs, Measurement::seconds), median(runs, Measurement::recordsPerSecond),
                     median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
                     100 * median(runs, Measurement::machineBusy),
                     median(runs, m -> m.peakHeapBytes() / 1048576.0), median(runs, m -> m.files()),
-                    median(runs, m -> m.commits()), stall(runs), ratio(runs, icebergOf(c)),
-                    ratio(runs, serialOf(c))));
+                    median(runs, m -> m.commits()), stall(runs), commit(runs), ratio(runs, icebergOf(c)),
+                    ratio(runs, sameBut(c, Mode.SERIAL)), ratio(runs, sameBut(c, Mode.AT_CLOSE))));
         });
         out.append("\nput() stalled at closes: seconds the tasks stood still while their batches closed, summed over "
                 + "tasks, and that time's share of the tasks' run time (hive-sink's batch-close-stall metric).\n");
+        out.append("close to commit: a batch's commit from its close (writing its files, staging, the metastore "
+                + "steps), average over batches (hive-sink's commit-time-ms-avg), median over rounds.\n");
         out.append("Ratios are medians over rounds of (records/s of the row / records/s of the other), both measured "
                 + "in the same round; above 1 is faster.\n");
         return out.toString();
@@ -128,13 +136,19 @@ final class E2eReport {
                 && o.tasks() == c.tasks()).findFirst().orElse(null);
     }
 
-    private E2eConfiguration serialOf(E2eConfiguration c) {
+    /** The pipelined configuration's twin in another mode, if it ran. */
+    private E2eConfiguration sameBut(E2eConfiguration c, Mode mode) {
         if (c.mode() != Mode.PIPELINED) {
             return null;
         }
-        E2eConfiguration serial = new E2eConfiguration(c.sink(), c.set(), c.input(), c.tasks(), c.batchRecords(),
-                Mode.SERIAL);
-        return byConfiguration.containsKey(serial) ? serial : null;
+        E2eConfiguration other = new E2eConfiguration(c.sink(), c.set(), c.input(), c.tasks(), c.batchRecords(),
+                mode);
+        return byConfiguration.containsKey(other) ? other : null;
+    }
+
+    private static String commit(List<Measurement> runs) {
+        double ms = median(runs, Measurement::commitMs);
+        return Double.isNaN(ms) ? "" : String.format(Locale.ROOT, "%,.0f ms", ms);
     }
 
     /** The median over rounds of this configuration's records/s over the other's, in rounds both completed. */

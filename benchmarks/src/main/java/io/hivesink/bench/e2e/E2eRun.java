@@ -30,7 +30,7 @@ final class E2eRun {
     /** What one run measured. */
     record Measurement(E2eConfiguration configuration, int round, double seconds, long records, long valueBytes,
             double cpuSeconds, double machineBusy, long peakHeapBytes, long files, long commits,
-            double closeStallSeconds) {
+            double closeStallSeconds, double commitMs) {
 
         double recordsPerSecond() {
             return records / seconds;
@@ -89,6 +89,7 @@ final class E2eRun {
             double busy;
             long peakHeap;
             double stall;
+            double commitMs;
             try (WorkerProbe probe = new WorkerProbe(worker.jmx())) {
                 long start = System.nanoTime();
                 worker.rest().putConnector(name, config);
@@ -111,13 +112,14 @@ final class E2eRun {
                 busy = probe.machineBusy();
                 peakHeap = probe.peakHeapBytes();
                 stall = configuration.sink() == Sink.HIVE_SINK ? probe.closeStallSeconds(name) : Double.NaN;
+                commitMs = configuration.sink() == Sink.HIVE_SINK ? probe.commitMs(name) : Double.NaN;
             }
             long files = watch.files();
             long commits = watch instanceof CommitWatch.HiveSinkLedger ledger ? ledger.batches()
                     : ((CommitWatch.IcebergSnapshot) watch).snapshots();
             fs.delete(new org.apache.hadoop.fs.Path(warehouse), true);
             return new Measurement(configuration, round, seconds, topic.records(), topic.valueBytes(), cpu, busy,
-                    peakHeap, files, commits, stall);
+                    peakHeap, files, commits, stall, commitMs);
         }
     }
 
@@ -147,7 +149,8 @@ final class E2eRun {
         // the record limit decides, not the byte limit (its default, 512 MiB, is below 1M StockQuote records)
         config.put("batch.max.bytes", Long.toString(4L << 30));
         config.put("batch.max.interval.ms", Long.toString(settings.batchIntervalMs()));
-        config.put("batch.pipelined", Boolean.toString(configuration.mode() == Mode.PIPELINED));
+        config.put("batch.pipelined", Boolean.toString(configuration.mode() != Mode.SERIAL));
+        config.put("avro.compress.early", Boolean.toString(configuration.mode() != Mode.AT_CLOSE));
         if (configuration.input() == Input.PASSTHROUGH) {
             config.put("input.format", "confluent-avro");
             config.put("schema.registry.url", settings.registryUrl());

@@ -152,10 +152,10 @@ public final class EndToEndBenchmark {
                                 StandardOpenOption.APPEND);
                         System.out.printf(Locale.ROOT, "round %d  %-70s %6.2f s  %,9.0f records/s  %6.1f MB/s  "
                                 + "CPU %5.1f s/M  machine %3.0f%% busy  heap %,6d MB  %d files  %d commits  "
-                                + "stalled %.1f s%n", round, configuration.label(), m.seconds(),
+                                + "stalled %.1f s  commit %.0f ms%n", round, configuration.label(), m.seconds(),
                                 m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
                                 100 * m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(),
-                                m.closeStallSeconds());
+                                m.closeStallSeconds(), m.commitMs());
                     } catch (Exception | AssertionError e) {
                         System.out.printf(Locale.ROOT, "round %d  %s FAILED: %s%n", round, configuration.label(),
                                 e.getMessage());

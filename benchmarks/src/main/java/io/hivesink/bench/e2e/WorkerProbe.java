@@ -102,6 +102,32 @@ final class WorkerProbe implements AutoCloseable {
         return ms / 1000;
     }
 
+    /**
+     * How long a batch took from its close to its commit (writing its files included), in ms: the average over the
+     * tasks of their commit-time-ms-avg.
+     */
+    double commitMs(String connector) throws IOException {
+        double sum = 0;
+        int tasks = 0;
+        try {
+            for (ObjectName task : jmx.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
+                    + connector + ",task=*"), null)) {
+                try {
+                    double avg = ((Number) jmx.getAttribute(task, "commit-time-ms-avg")).doubleValue();
+                    if (!Double.isNaN(avg)) {
+                        sum += avg;
+                        tasks++;
+                    }
+                } catch (AttributeNotFoundException e) {
+                    // a worker that registered the task's metrics under other names: nothing to add
+                }
+            }
+        } catch (JMException e) {
+            throw new IOException("cannot read the tasks' metrics of " + connector, e);
+        }
+        return tasks == 0 ? Double.NaN : sum / tasks;
+    }
+
     long peakHeapBytes() {
         return peakHeap;
     }

@@ -25,17 +25,22 @@ class E2eReportTest {
             Input.STRUCT, 1, 100_000, Mode.PIPELINED);
     private static final E2eConfiguration SERIAL = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE,
             Input.STRUCT, 1, 100_000, Mode.SERIAL);
+    private static final E2eConfiguration AT_CLOSE = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE,
+            Input.STRUCT, 1, 100_000, Mode.AT_CLOSE);
     private static final E2eConfiguration ICEBERG = new E2eConfiguration(Sink.ICEBERG, DataSet.STOCKQUOTE,
             Input.STRUCT, 1, 0, Mode.NONE);
 
-    private static Measurement run(E2eConfiguration c, int round, double seconds, double stall) {
+    private static Measurement run(E2eConfiguration c, int round, double seconds, double stall, double commitMs) {
         // 600 MB over whole seconds: MB/s with one decimal, as runs.csv keeps it, reads back exactly
-        return new Measurement(c, round, seconds, 1_000_000, 600_000_000L, 21.5, 0.9, 1_200L << 20, 10, 10, stall);
+        return new Measurement(c, round, seconds, 1_000_000, 600_000_000L, 21.5, 0.9, 1_200L << 20, 10, 10, stall,
+                commitMs);
     }
 
     private final List<Measurement> runs = List.of(
-            run(PIPELINED, 1, 10, 0.1), run(SERIAL, 1, 12, 3.6), run(ICEBERG, 1, 30, Double.NaN),
-            run(PIPELINED, 2, 20, 0.3), run(SERIAL, 2, 20, 2.0), run(ICEBERG, 2, 40, Double.NaN));
+            run(PIPELINED, 1, 10, 0.1, 400), run(SERIAL, 1, 12, 3.6, 380), run(AT_CLOSE, 1, 11, 0.2, 700),
+            run(ICEBERG, 1, 30, Double.NaN, Double.NaN),
+            run(PIPELINED, 2, 20, 0.3, 600), run(SERIAL, 2, 20, 2.0, 500), run(AT_CLOSE, 2, 22, 0.1, 900),
+            run(ICEBERG, 2, 40, Double.NaN, Double.NaN));
 
     @Test
     void runsReadBackFromTheirCsvReportTheSame(@TempDir Path dir) throws IOException {
@@ -49,7 +54,8 @@ class E2eReportTest {
         assertEquals(runs.size(), read.size());
         assertEquals(runs.get(1).configuration(), read.get(1).configuration());
         assertEquals(3.6, read.get(1).closeStallSeconds(), 1e-9);
-        assertTrue(Double.isNaN(read.get(2).closeStallSeconds()), "Iceberg has no stall metric");
+        assertEquals(700, read.get(2).commitMs(), 1e-9);
+        assertTrue(Double.isNaN(read.get(3).closeStallSeconds()), "Iceberg has no stall metric");
         assertEquals(new E2eReport(runs).table(), new E2eReport(read).table());
     }
 
@@ -58,11 +64,21 @@ class E2eReportTest {
         String table = new E2eReport(runs).table();
         String pipelinedRow = table.lines().filter(l -> l.startsWith("| " + PIPELINED.label() + " |")).findFirst()
                 .orElseThrow();
-        // vs Iceberg: rounds 3.00x and 2.00x; vs serial: 1.20x and 1.00x
-        assertTrue(pipelinedRow.endsWith("| 2.50x | 1.10x |"), pipelinedRow);
+        // vs Iceberg: rounds 3.00x and 2.00x; vs serial: 1.20x and 1.00x; vs compressed at close: 1.10x twice
+        assertTrue(pipelinedRow.endsWith("| 500 ms | 2.50x | 1.10x | 1.10x |"), pipelinedRow);
         String serialRow = table.lines().filter(l -> l.startsWith("| " + SERIAL.label() + " |")).findFirst()
                 .orElseThrow();
         assertTrue(serialRow.contains("| 2.8 s (20%) |"), "median stall and median share of the run: " + serialRow);
+    }
+
+    @Test
+    void aCsvWrittenBeforeCommitTimesWereMeasuredReadsWithoutThem(@TempDir Path dir) throws IOException {
+        String row = E2eReport.runRow(runs.get(0));
+        Path csv = Files.writeString(dir.resolve("runs.csv"), E2eReport.RUN_HEADER_WITHOUT_COMMIT + "\n"
+                + row.substring(0, row.lastIndexOf(',')) + "\n");
+        Measurement read = E2eReport.readRuns(csv).get(0);
+        assertEquals(runs.get(0).recordsPerSecond(), read.recordsPerSecond(), 1e-6);
+        assertTrue(Double.isNaN(read.commitMs()));
     }
 
     @Test

@@ -26,6 +26,11 @@ import io.hivesink.avro.DatumSource;
  * compressed when the file is first written. The bytes written are exactly what the writer's streaming
  * {@code write} makes of the same datums with this file's sync marker; writing again writes them again.
  *
+ * <p>Raw and compressed bytes are held in pages of at most {@value #PAGE} bytes, not in one array per block: a block
+ * is about a MiB, and G1 puts an array of half a region or more in regions of its own (humongous), wasting the rest
+ * of them, which doubled the heap a batch of full blocks took. A file's first pages are small, so that a file that
+ * gets a handful of records (a batch spread over thousands of partitions) holds little.
+ *
  * <p>Threads: one thread appends (the task's), then hands the file to one that writes it (a happens-before edge,
  * such as a task submitted to an executor, between them); compression runs on the pool, or on the writing thread if
  * no pool thread has started a block yet. The datums are compressed, so {@link #page}, {@link #start} and
@@ -33,18 +38,27 @@ import io.hivesink.avro.DatumSource;
  */
 public final class FileBlocks implements DatumSource {
 
-    /** The first open block's capacity: a file that gets a handful of records does not hold a whole block's room. */
-    private static final int FIRST_CAPACITY = 16 * 1024;
+    static final int PAGE = 64 * 1024;
+    /** The first page of a file; each next one is 4 times larger, up to {@link #PAGE}. */
+    private static final int FIRST_PAGE = 1024;
+    /** A block's raw bytes gathered in one array on the thread that compresses it, as the codecs take them. */
+    private static final ThreadLocal<byte[][]> GATHERED = ThreadLocal.withInitial(() -> new byte[1][0]);
     private static final ThreadLocal<BlockBuffer> SCRATCH = ThreadLocal.withInitial(() -> new BlockBuffer(1 << 16));
 
     private final ParallelContainerWriter writer;
     private final byte[] sync;
     private final List<Block> blocks = new ArrayList<>();
-    /** Raw bytes of the open block and of cut blocks not compressed yet, plus the compressed blocks' framed bytes. */
+    /**
+     * The pages of the open block and of cut blocks not compressed yet, plus the compressed blocks' pages: what the
+     * file holds in the heap.
+     */
     private final AtomicLong held = new AtomicLong();
-    private byte[] open;
+    private List<byte[]> openPages = new ArrayList<>();
+    /** Bytes used in the open block's last page. */
+    private int lastPageUsed;
     private int openBytes;
     private int openCount;
+    private int pagesMade;
     private int count;
     private long bytes;
     /** No more datums: the open block was cut at the first write. */
@@ -64,36 +78,44 @@ public final class FileBlocks implements DatumSource {
         if (openCount > 0 && (long) openBytes + length > ParallelContainerWriter.MAX_BLOCK_BYTES) {
             cut();
         }
-        if (open == null || open.length - openBytes < length) {
-            grow(length);
+        int at = offset;
+        int left = length;
+        while (left > 0) {
+            byte[] page = openPages.isEmpty() ? null : openPages.get(openPages.size() - 1);
+            if (page == null || lastPageUsed == page.length) {
+                page = newPage();
+            }
+            int n = Math.min(left, page.length - lastPageUsed);
+            System.arraycopy(source, at, page, lastPageUsed, n);
+            lastPageUsed += n;
+            at += n;
+            left -= n;
         }
-        System.arraycopy(source, offset, open, openBytes, length);
         openBytes += length;
         openCount++;
         count++;
         bytes += length;
-        held.addAndGet(length);
         if (openBytes >= writer.syncInterval()) {
             cut();
         }
     }
 
-    private void grow(int length) {
-        long needed = (long) openBytes + length;
-        long roomy = open == null ? (blocks.isEmpty() ? FIRST_CAPACITY : writer.syncInterval() + FIRST_CAPACITY)
-                : Math.min(2L * open.length, writer.syncInterval() + (long) FIRST_CAPACITY);
-        long capacity = Math.max(needed, roomy);
-        if (capacity > Integer.MAX_VALUE - 16) {
-            throw new OutOfMemoryError("Avro block larger than 2 GiB");
-        }
-        open = open == null ? new byte[(int) capacity] : Arrays.copyOf(open, (int) capacity);
+    private byte[] newPage() {
+        int size = (int) Math.min(PAGE, (long) FIRST_PAGE << Math.min(2 * pagesMade, 6));
+        pagesMade++;
+        byte[] page = new byte[size];
+        openPages.add(page);
+        lastPageUsed = 0;
+        held.addAndGet(size);
+        return page;
     }
 
     /** Hands the open block to the pool to be compressed; the next datum opens a new one. */
     private void cut() {
-        Block block = new Block(open, openBytes, openCount);
+        Block block = new Block(openPages, openBytes, openCount);
         blocks.add(block);
-        open = null;
+        openPages = new ArrayList<>();
+        lastPageUsed = 0;
         openBytes = 0;
         openCount = 0;
         writer.compressSoon(block.task);
@@ -111,7 +133,7 @@ public final class FileBlocks implements DatumSource {
         return bytes;
     }
 
-    /** What the file holds in the heap now: raw bytes not compressed yet, and the compressed blocks. */
+    /** What the file holds in the heap now: the pages of raw bytes not compressed yet, and the compressed blocks. */
     @Override
     public long heldBytes() {
         return held.get();
@@ -159,48 +181,82 @@ public final class FileBlocks implements DatumSource {
         }
         long written = writer.writeHeader(schema, sync, out);
         for (Block block : blocks) {
-            byte[] framed = block.await(writer.codecName());
-            out.write(framed);
-            written += framed.length;
+            for (byte[] page : block.await(writer.codecName())) {
+                out.write(page);
+                written += page.length;
+            }
         }
         out.flush();
         return written;
     }
 
-    /** A cut block: its raw bytes until it is compressed, then its framed bytes. */
+    private static long sizeOf(List<byte[]> pages) {
+        long size = 0;
+        for (byte[] page : pages) {
+            size += page.length;
+        }
+        return size;
+    }
+
+    /** A cut block: its raw pages until it is compressed, then its framed bytes in pages. */
     private final class Block {
-        final FutureTask<byte[]> task = new FutureTask<>(this::compress);
-        private byte[] raw;
+        final FutureTask<List<byte[]>> task = new FutureTask<>(this::compress);
+        private List<byte[]> raw;
         private final int size;
         private final int records;
 
-        Block(byte[] raw, int size, int records) {
+        Block(List<byte[]> raw, int size, int records) {
             this.raw = raw;
             this.size = size;
             this.records = records;
         }
 
-        private byte[] compress() throws IOException {
-            byte[] source = raw;
+        private List<byte[]> compress() throws IOException {
+            List<byte[]> pages = raw;
             raw = null;
+            long rawHeld = sizeOf(pages);
             if (discarded) {
-                held.addAndGet(-size);
-                return null;
+                held.addAndGet(-rawHeld);
+                return List.of();
             }
+            byte[] source = gather(pages);
             BlockBuffer out = SCRATCH.get();
             out.reset();
             writer.compress(source, size, out);
             int start = out.frame(records, sync);
-            byte[] framed = Arrays.copyOfRange(out.array(), start, out.position());
-            if (out.capacity() > 2L * writer.syncInterval() + (1 << 16)) {
-                SCRATCH.remove(); // do not keep a buffer grown by a rare huge block
+            List<byte[]> framed = new ArrayList<>((out.position() - start) / PAGE + 1);
+            for (int at = start; at < out.position(); at += PAGE) {
+                framed.add(Arrays.copyOfRange(out.array(), at, Math.min(at + PAGE, out.position())));
             }
-            held.addAndGet(framed.length - (long) size);
+            long limit = 2L * writer.syncInterval() + (1 << 16);
+            if (out.capacity() > limit) {
+                SCRATCH.remove(); // do not keep buffers grown by a rare huge block
+            }
+            if (source.length > limit) {
+                GATHERED.get()[0] = new byte[0];
+            }
+            held.addAndGet(out.position() - start - rawHeld);
             return framed;
         }
 
+        /** The block's bytes back to back in this thread's array. */
+        private byte[] gather(List<byte[]> pages) {
+            byte[][] holder = GATHERED.get();
+            if (holder[0].length < size) {
+                holder[0] = new byte[size];
+            }
+            byte[] gathered = holder[0];
+            int at = 0;
+            for (byte[] page : pages) {
+                int n = Math.min(page.length, size - at);
+                System.arraycopy(page, 0, gathered, at, n);
+                at += n;
+            }
+            return gathered;
+        }
+
         /** The framed block, compressed on this thread if no pool thread has started it. */
-        byte[] await(String codec) throws IOException {
+        List<byte[]> await(String codec) throws IOException {
             task.run(); // does nothing if a pool thread has started or finished it
             try {
                 return task.get();
