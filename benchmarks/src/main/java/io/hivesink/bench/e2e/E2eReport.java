@@ -101,7 +101,8 @@ final class E2eReport {
         out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         byConfiguration.forEach((c, runs) -> {
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s | %s | %s | %s |%n", c.label(),
+                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s | %s | %s | %s |%n",
+                    c.label(),
                     median(runs, Measurement::seconds), median(runs, Measurement::recordsPerSecond),
                     median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
                     100 * median(runs, Measurement::machineBusy),
