@@ -56,6 +56,9 @@ public enum Scenario {
      */
     WRITE_ONLY("f: datums already in memory, only compressed and written");
 
+    /** Uncompressed bytes per Avro block: the connector's default (avro.sync.interval.bytes). */
+    static final int SYNC_INTERVAL = 1 << 20;
+
     final String label;
 
     Scenario(String label) {
@@ -123,7 +126,7 @@ public enum Scenario {
     private static long writeOnly(Input input, String codec, int threads, ExecutorService pool, OutputStream out)
             throws IOException {
         CountingStream counting = new CountingStream(out);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, 1 << 20)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL)) {
             writer.write(input.avroSchema(), input.datumsInMemory(), counting);
         }
         return counting.count;
@@ -174,7 +177,7 @@ public enum Scenario {
         }
         Batch batch = buffer.drain();
         CountingStream counting = new CountingStream(out);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, 1 << 20)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL)) {
             for (RecordGroup group : batch.groups()) {
                 writer.write(group.layout().avroSchema(), group.datums(), counting);
             }

@@ -9,16 +9,19 @@ import java.util.concurrent.ExecutorService;
 
 import org.apache.kafka.connect.sink.SinkRecord;
 
+import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.RecordGroup;
 import io.hivesink.batch.TableLayouts;
+import io.hivesink.input.ConnectInput;
 import io.hivesink.route.TableRouter;
 
 /**
  * Runs one scenario in this JVM and prints one {@code RESULT} line per measured iteration. Started by
  * {@link WriterBenchmark}, one JVM per scenario.
  *
- * <pre>ScenarioMain DATASET RECORDS CODEC SCENARIO|heap THREADS WARMUPS ITERATIONS</pre>
+ * <pre>ScenarioMain DATASET RECORDS CODEC SCENARIO|heap|heap-early THREADS WARMUPS ITERATIONS</pre>
  */
 public final class ScenarioMain {
 
@@ -37,7 +40,14 @@ public final class ScenarioMain {
         Scenario.Input input = Scenario.Input.of(set, records, 42);
         ExecutorService pool = Scenario.pool(threads);
         if (scenario.equals("heap")) {
-            heap(input, threads, pool);
+            heap(input, threads, pool, null);
+            return;
+        }
+        if (scenario.equals("heap-early")) {
+            try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1,
+                    Scenario.SYNC_INTERVAL)) {
+                heap(input, threads, pool, writer);
+            }
             return;
         }
         Scenario kind = Scenario.valueOf(scenario);
@@ -56,12 +66,22 @@ public final class ScenarioMain {
         System.exit(0);
     }
 
-    /** Heap held by a closed batch per record, against the records' encoded size, measured after full GCs. */
-    private static void heap(Scenario.Input input, int threads, ExecutorService pool) throws Exception {
+    /**
+     * Heap held by a closed batch per record, against the records' encoded size, measured after full GCs. With an
+     * early writer, the batch's blocks are compressed as it fills, and its files are written (to nowhere) before the
+     * measure, so that every block, the last one of each file included, is held compressed.
+     */
+    private static void heap(Scenario.Input input, int threads, ExecutorService pool, ParallelContainerWriter early)
+            throws Exception {
         // warm up, so that classes and thread-local buffers are in place before the baseline
-        fill(input.sinkRecords().subList(0, Math.min(20_000, input.sinkRecords().size())), threads, pool);
+        fill(input.sinkRecords().subList(0, Math.min(20_000, input.sinkRecords().size())), threads, pool, early);
         long before = usedAfterGc();
-        Batch batch = fill(input.sinkRecords(), threads, pool);
+        Batch batch = fill(input.sinkRecords(), threads, pool, early);
+        if (early != null) {
+            for (RecordGroup group : batch.groups()) {
+                early.write(group.layout().avroSchema(), group.datums(), OutputStream.nullOutputStream());
+            }
+        }
         long after = usedAfterGc();
         long encoded = batch.bytes();
         long held = after - before;
@@ -69,9 +89,11 @@ public final class ScenarioMain {
         System.exit(0);
     }
 
-    private static Batch fill(List<SinkRecord> records, int threads, ExecutorService pool) {
-        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench", List.of()),
-                "bench", pool, 2 * threads + 2);
+    private static Batch fill(List<SinkRecord> records, int threads, ExecutorService pool,
+            ParallelContainerWriter early) {
+        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+                new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2, false,
+                early == null ? null : table -> early);
         for (SinkRecord record : records) {
             buffer.add(record, 0);
         }

@@ -139,18 +139,22 @@ public final class WriterBenchmark {
         for (BenchData.DataSet set : sets) {
             int records = (int) Math.max(1, (set == BenchData.DataSet.STOCKQUOTE ? 1_000_000 : 250_000) * scale);
             int t = threads.get(threads.size() - 1);
-            for (String line : child(heap, set.name(), Integer.toString(records), "null", "heap", Integer.toString(t),
-                    "0", "1")) {
-                if (line.startsWith("HEAP ")) {
-                    String[] parts = line.split(" ", -1);
-                    long count = Long.parseLong(parts[1]);
-                    double encoded = Long.parseLong(parts[2]) / (double) count;
-                    double held = Long.parseLong(parts[3]) / (double) count;
-                    String heapLine = String.format(Locale.ROOT, "Heap per buffered record, %s, %d records: %.0f "
-                            + "bytes held for %.0f bytes encoded (%.3fx)", set.name().toLowerCase(Locale.ROOT), count,
-                            held, encoded, held / encoded);
-                    System.out.println(heapLine);
-                    table.append("\n").append(heapLine).append('\n');
+            // as encoded (avro.compress.early=false), then with blocks compressed as the batch fills (snappy)
+            for (String[] kind : new String[][] {{"null", "heap", ""}, {"snappy", "heap-early",
+                    ", blocks compressed early (snappy)"}}) {
+                for (String line : child(heap, set.name(), Integer.toString(records), kind[0], kind[1],
+                        Integer.toString(t), "0", "1")) {
+                    if (line.startsWith("HEAP ")) {
+                        String[] parts = line.split(" ", -1);
+                        long count = Long.parseLong(parts[1]);
+                        double encoded = Long.parseLong(parts[2]) / (double) count;
+                        double held = Long.parseLong(parts[3]) / (double) count;
+                        String heapLine = String.format(Locale.ROOT, "Heap per buffered record, %s%s, %d records: "
+                                + "%.0f bytes held for %.0f bytes encoded (%.3fx)",
+                                set.name().toLowerCase(Locale.ROOT), kind[2], count, held, encoded, held / encoded);
+                        System.out.println(heapLine);
+                        table.append("\n").append(heapLine).append('\n');
+                    }
                 }
             }
         }

@@ -217,6 +217,9 @@ public final class BatchBuffer {
                     offsets.nextOffsets(), chunks.encodedBytes(), skipped);
             batchSequence++;
             return batch;
+        } catch (RuntimeException | Error e) {
+            assembler.discard(); // its blocks queued for compression are not compressed
+            throw e;
         } finally {
             reset();
         }

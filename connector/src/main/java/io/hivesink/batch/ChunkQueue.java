@@ -28,6 +28,8 @@ final class ChunkQueue {
     private final List<Future<EncodedChunk>> chunks = new ArrayList<>();
     /** Chunks handed to the taker, from the first: encoded without a failure. */
     private int taken;
+    /** The taker failed partway through a chunk: the batch holds part of it and must be dropped, not closed. */
+    private Throwable takerFailure;
     private final AtomicLong encodedBytes = new AtomicLong();
     private final AtomicLong encodeNanos = new AtomicLong();
 
@@ -84,11 +86,20 @@ final class ChunkQueue {
     }
 
     private void take() {
+        if (takerFailure != null) {
+            throw new ConnectException("The open batch could not take its records (" + takerFailure + "): it is "
+                    + "dropped and its records are read again", takerFailure);
+        }
         EncodedChunk chunk = result(chunks.get(taken));
         if (chunk.failure != null) {
             throw chunk.failure;
         }
-        taker.accept(chunk);
+        try {
+            taker.accept(chunk);
+        } catch (RuntimeException | Error e) {
+            takerFailure = e; // taken again, the records it took before failing would land twice
+            throw e;
+        }
         chunks.set(taken, null);
         taken++;
     }
@@ -127,6 +138,7 @@ final class ChunkQueue {
     void clear() {
         chunks.clear();
         taken = 0;
+        takerFailure = null;
         encodedBytes.set(0);
         encodeNanos.set(0);
         encoder.reset();

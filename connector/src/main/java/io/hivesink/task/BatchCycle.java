@@ -352,6 +352,7 @@ public final class BatchCycle {
             progress.committed(summary.records(), summary.bytes());
         } catch (TaskFencedException e) {
             metrics.fenced();
+            pending.discard();
             pending = null;
             buffer.discard();
             throw e;
@@ -394,6 +395,7 @@ public final class BatchCycle {
         if (pending != null) {
             from.putAll(pending.fromOffsets());
             dropped = "batch " + pending.id() + " (" + pending.records() + " records) and ";
+            pending.discard();
             pending = null;
         }
         long open = buffer.recordCount();

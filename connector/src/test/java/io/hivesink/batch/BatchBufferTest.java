@@ -159,6 +159,47 @@ class BatchBufferTest {
         }
     }
 
+    /**
+     * A batch that failed partway through taking a chunk (a table's file could not be opened) cannot be closed: its
+     * first records would be taken twice. Dropped and read again, the records land once each.
+     */
+    @Test
+    void aBatchThatFailedWhileTakingAChunkIsDroppedNotClosed() throws Exception {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.SNAPPY, -1, 4096)) {
+            boolean[] broken = {true};
+            BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+                    new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, table -> {
+                        if (broken[0] && table.equals("returns")) {
+                            throw new IllegalStateException("no writer for " + table);
+                        }
+                        return writer;
+                    });
+            List<SinkRecord> records = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                records.add(order(i % 2 == 0 ? "orders" : "returns", 0, i / 2, "eu"));
+            }
+            assertThrows(IllegalStateException.class, () -> {
+                records.forEach(record -> buffer.add(record, 0));
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (System.nanoTime() < deadline) {
+                    buffer.submitPending(); // takes the chunks encoded by now, as put() does
+                    Thread.sleep(5);
+                }
+            }, "a chunk that mixes both tables fails while it is taken, before the batch closes");
+            RuntimeException again = assertThrows(RuntimeException.class, buffer::drain);
+            assertTrue(again.getMessage().contains("dropped"), again.getMessage());
+
+            buffer.discard();
+            broken[0] = false;
+            records.forEach(record -> buffer.add(record, 0));
+            Batch batch = buffer.drain();
+            assertEquals(records.size(), batch.records());
+            for (RecordGroup group : batch.groups()) {
+                assertEquals(records.size() / 2, read(write(writer, group)).size(), group.table());
+            }
+        }
+    }
+
     private static byte[] write(ParallelContainerWriter writer, RecordGroup group) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         writer.write(group.layout().avroSchema(), group.datums(), out);

@@ -3,6 +3,7 @@ package io.hivesink.avro.container;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -39,7 +40,10 @@ import io.hivesink.avro.DatumSource;
 public final class FileBlocks implements DatumSource {
 
     static final int PAGE = 64 * 1024;
-    /** The first page of a file; each next one is 4 times larger, up to {@link #PAGE}. */
+    /**
+     * The first page of a file; each next one is twice as large, up to {@link #PAGE}, so a small file's pages hold at
+     * most twice its bytes.
+     */
     private static final int FIRST_PAGE = 1024;
     /** A block's raw bytes gathered in one array on the thread that compresses it, as the codecs take them. */
     private static final ThreadLocal<byte[][]> GATHERED = ThreadLocal.withInitial(() -> new byte[1][0]);
@@ -101,7 +105,7 @@ public final class FileBlocks implements DatumSource {
     }
 
     private byte[] newPage() {
-        int size = (int) Math.min(PAGE, (long) FIRST_PAGE << Math.min(2 * pagesMade, 6));
+        int size = (int) Math.min(PAGE, (long) FIRST_PAGE << Math.min(pagesMade, 6));
         pagesMade++;
         byte[] page = new byte[size];
         openPages.add(page);
@@ -198,10 +202,15 @@ public final class FileBlocks implements DatumSource {
         return size;
     }
 
-    /** A cut block: its raw pages until it is compressed, then its framed bytes in pages. */
+    /**
+     * A cut block: its raw pages until it is compressed, then its framed bytes in pages. A compression that failed
+     * is tried again at the next write, from the raw pages it keeps until one succeeds.
+     */
     private final class Block {
-        final FutureTask<List<byte[]>> task = new FutureTask<>(this::compress);
+        /** Runs on the pool, or on the writing thread; replaced after a failure, for the next write to run. */
+        FutureTask<Void> task = new FutureTask<>(this::compress, null);
         private List<byte[]> raw;
+        private volatile List<byte[]> framed;
         private final int size;
         private final int records;
 
@@ -211,22 +220,30 @@ public final class FileBlocks implements DatumSource {
             this.records = records;
         }
 
-        private List<byte[]> compress() throws IOException {
+        private void compress() {
+            if (framed != null) {
+                return;
+            }
             List<byte[]> pages = raw;
-            raw = null;
             long rawHeld = sizeOf(pages);
             if (discarded) {
+                raw = null;
+                framed = List.of();
                 held.addAndGet(-rawHeld);
-                return List.of();
+                return;
             }
             byte[] source = gather(pages);
             BlockBuffer out = SCRATCH.get();
             out.reset();
-            writer.compress(source, size, out);
+            try {
+                writer.compress(source, size, out);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             int start = out.frame(records, sync);
-            List<byte[]> framed = new ArrayList<>((out.position() - start) / PAGE + 1);
+            List<byte[]> result = new ArrayList<>((out.position() - start) / PAGE + 1);
             for (int at = start; at < out.position(); at += PAGE) {
-                framed.add(Arrays.copyOfRange(out.array(), at, Math.min(at + PAGE, out.position())));
+                result.add(Arrays.copyOfRange(out.array(), at, Math.min(at + PAGE, out.position())));
             }
             long limit = 2L * writer.syncInterval() + (1 << 16);
             if (out.capacity() > limit) {
@@ -236,7 +253,8 @@ public final class FileBlocks implements DatumSource {
                 GATHERED.get()[0] = new byte[0];
             }
             held.addAndGet(out.position() - start - rawHeld);
-            return framed;
+            raw = null;
+            framed = result;
         }
 
         /** The block's bytes back to back in this thread's array. */
@@ -257,14 +275,18 @@ public final class FileBlocks implements DatumSource {
 
         /** The framed block, compressed on this thread if no pool thread has started it. */
         List<byte[]> await(String codec) throws IOException {
-            task.run(); // does nothing if a pool thread has started or finished it
+            FutureTask<Void> running = task;
+            running.run(); // does nothing if a pool thread has started or finished it
             try {
-                return task.get();
+                running.get();
+                return framed;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("Interrupted while writing an Avro file");
             } catch (ExecutionException e) {
-                Throwable cause = e.getCause();
+                task = new FutureTask<>(this::compress, null); // the next write tries again
+                Throwable cause = e.getCause() instanceof UncheckedIOException unchecked ? unchecked.getCause()
+                        : e.getCause();
                 if (cause instanceof Error error) {
                     throw error;
                 }
