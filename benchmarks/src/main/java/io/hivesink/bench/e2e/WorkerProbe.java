@@ -3,6 +3,8 @@ package io.hivesink.bench.e2e;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.util.ArrayList;
+import java.util.List;
 import javax.management.AttributeNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanServerConnection;
@@ -87,37 +89,36 @@ final class WorkerProbe implements AutoCloseable {
      */
     double closeStallSeconds(String connector) throws IOException {
         double ms = 0;
-        try {
-            for (ObjectName task : jmx.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
-                    + connector + ",task=*"), null)) {
-                try {
-                    ms += ((Number) jmx.getAttribute(task, "batch-close-stall-time-ms-total")).doubleValue();
-                } catch (AttributeNotFoundException e) {
-                    // a worker that registered the task's metrics under other names: nothing to add
-                }
-            }
-        } catch (JMException e) {
-            throw new IOException("cannot read the tasks' metrics of " + connector, e);
+        for (double taskMs : taskMetric(connector, "batch-close-stall-time-ms-total")) {
+            ms += taskMs;
         }
         return ms / 1000;
     }
 
     /**
      * How long a batch took from its close to its commit (writing its files included), in ms: the average over the
-     * tasks of their commit-time-ms-avg.
+     * tasks of their commit-time-ms-avg (NaN if no task committed).
      */
     double commitMs(String connector) throws IOException {
         double sum = 0;
         int tasks = 0;
+        for (double avg : taskMetric(connector, "commit-time-ms-avg")) {
+            if (!Double.isNaN(avg)) {
+                sum += avg;
+                tasks++;
+            }
+        }
+        return tasks == 0 ? Double.NaN : sum / tasks;
+    }
+
+    /** One metric of each of the connector's tasks that has it. */
+    private List<Double> taskMetric(String connector, String metric) throws IOException {
+        List<Double> values = new ArrayList<>();
         try {
             for (ObjectName task : jmx.queryNames(new ObjectName("kafka.connect:type=plugins,connector="
                     + connector + ",task=*"), null)) {
                 try {
-                    double avg = ((Number) jmx.getAttribute(task, "commit-time-ms-avg")).doubleValue();
-                    if (!Double.isNaN(avg)) {
-                        sum += avg;
-                        tasks++;
-                    }
+                    values.add(((Number) jmx.getAttribute(task, metric)).doubleValue());
                 } catch (AttributeNotFoundException e) {
                     // a worker that registered the task's metrics under other names: nothing to add
                 }
@@ -125,7 +126,7 @@ final class WorkerProbe implements AutoCloseable {
         } catch (JMException e) {
             throw new IOException("cannot read the tasks' metrics of " + connector, e);
         }
-        return tasks == 0 ? Double.NaN : sum / tasks;
+        return values;
     }
 
     long peakHeapBytes() {

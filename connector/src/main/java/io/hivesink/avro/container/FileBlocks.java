@@ -3,11 +3,9 @@ package io.hivesink.avro.container;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -185,7 +183,7 @@ public final class FileBlocks implements DatumSource {
         }
         long written = writer.writeHeader(schema, sync, out);
         for (Block block : blocks) {
-            for (byte[] page : block.await(writer.codecName())) {
+            for (byte[] page : block.await()) {
                 out.write(page);
                 written += page.length;
             }
@@ -208,7 +206,7 @@ public final class FileBlocks implements DatumSource {
      */
     private final class Block {
         /** Runs on the pool, or on the writing thread; replaced after a failure, for the next write to run. */
-        FutureTask<Void> task = new FutureTask<>(this::compress, null);
+        FutureTask<Void> task = newTask();
         private List<byte[]> raw;
         private volatile List<byte[]> framed;
         private final int size;
@@ -220,7 +218,14 @@ public final class FileBlocks implements DatumSource {
             this.records = records;
         }
 
-        private void compress() {
+        private FutureTask<Void> newTask() {
+            return new FutureTask<>(() -> {
+                compress();
+                return null;
+            });
+        }
+
+        private void compress() throws IOException {
             if (framed != null) {
                 return;
             }
@@ -235,17 +240,13 @@ public final class FileBlocks implements DatumSource {
             byte[] source = gather(pages);
             BlockBuffer out = SCRATCH.get();
             out.reset();
-            try {
-                writer.compress(source, size, out);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            writer.compress(source, 0, size, out);
             int start = out.frame(records, sync);
             List<byte[]> result = new ArrayList<>((out.position() - start) / PAGE + 1);
             for (int at = start; at < out.position(); at += PAGE) {
                 result.add(Arrays.copyOfRange(out.array(), at, Math.min(at + PAGE, out.position())));
             }
-            long limit = 2L * writer.syncInterval() + (1 << 16);
+            long limit = writer.keptBufferLimit();
             if (out.capacity() > limit) {
                 SCRATCH.remove(); // do not keep buffers grown by a rare huge block
             }
@@ -274,24 +275,17 @@ public final class FileBlocks implements DatumSource {
         }
 
         /** The framed block, compressed on this thread if no pool thread has started it. */
-        List<byte[]> await(String codec) throws IOException {
+        List<byte[]> await() throws IOException {
             FutureTask<Void> running = task;
-            running.run(); // does nothing if a pool thread has started or finished it
             try {
-                running.get();
-                return framed;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("Interrupted while writing an Avro file");
-            } catch (ExecutionException e) {
-                task = new FutureTask<>(this::compress, null); // the next write tries again
-                Throwable cause = e.getCause() instanceof UncheckedIOException unchecked ? unchecked.getCause()
-                        : e.getCause();
-                if (cause instanceof Error error) {
-                    throw error;
-                }
-                throw new IOException("Could not compress an Avro block with codec " + codec + ": " + cause, cause);
+                writer.awaitCompressed(running);
+            } catch (InterruptedIOException e) {
+                throw e;
+            } catch (IOException e) {
+                task = newTask(); // the next write tries again
+                throw e;
             }
+            return framed;
         }
     }
 }

@@ -274,12 +274,11 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         }
     }
 
-    /** Appends {@code source[0, size)} compressed by this writer's codec (as it is, for codec null) to {@code out}. */
-    void compress(byte[] source, int size, BlockBuffer out) throws IOException {
-        compress(source, 0, size, out);
-    }
-
-    private void compress(byte[] source, int offset, int size, BlockBuffer out) throws IOException {
+    /**
+     * Appends {@code source[offset, offset + size)} compressed by this writer's codec (as it is, for codec null) to
+     * {@code out}.
+     */
+    void compress(byte[] source, int offset, int size, BlockBuffer out) throws IOException {
         if (compressorFactory == null) {
             out.write(source, offset, size);
             return;
@@ -422,9 +421,23 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
     /** Waits for the oldest block (compressing it here if no pool thread has started it), then writes it. */
     private long writeOldest(ArrayDeque<Block> inFlight, OutputStream out) throws IOException {
         Block block = inFlight.peekFirst();
-        block.task.run(); // does nothing if a pool thread has started or finished it
+        awaitCompressed(block.task);
+        inFlight.pollFirst();
+        int length = block.out.position() - block.frameStart;
+        out.write(block.out.array(), block.frameStart, length);
+        block.release();
+        idleBlocks.push(block);
+        return length;
+    }
+
+    /**
+     * Waits for a block's compression, running it on this thread if no pool thread has started it, so that a write
+     * always makes progress; a failure comes back as the IOException of a write.
+     */
+    void awaitCompressed(FutureTask<?> task) throws IOException {
+        task.run(); // does nothing if a pool thread has started or finished it
         try {
-            block.task.get();
+            task.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while writing an Avro file");
@@ -435,12 +448,6 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
             }
             throw new IOException("Could not compress an Avro block with codec " + codecName + ": " + cause, cause);
         }
-        inFlight.pollFirst();
-        int length = block.out.position() - block.frameStart;
-        out.write(block.out.array(), block.frameStart, length);
-        block.release();
-        idleBlocks.push(block);
-        return length;
     }
 
     /** After a failure: lets every block still in flight finish (doing nothing), so no task outlives the write. */
@@ -470,9 +477,14 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         }
     }
 
+    /** A buffer larger than this was grown by a rare huge datum: it is dropped, not kept for the next block. */
+    long keptBufferLimit() {
+        return 2L * syncInterval + (1 << 16);
+    }
+
     /** Drops block buffers a huge datum made much larger than a block usually needs. */
     private void trimIdleBlocks() {
-        long limit = 2L * syncInterval + (1 << 16);
+        long limit = keptBufferLimit();
         idleBlocks.removeIf(block -> block.out.capacity() > limit
                 || (block.gathered != null && block.gathered.length > limit));
         while (idleBlocks.size() > maxBlocksInFlight) {
