@@ -1,5 +1,8 @@
 package io.hivesink.commit;
 
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -7,11 +10,17 @@ import org.slf4j.LoggerFactory;
 /**
  * Settles, when a task run starts, how writes to task states are fenced on this metastore: by compare-and-set if the
  * metastore checks it (probed with a stale and a current expectation), else by the metastore's locks, else not at
- * all, and then the task refuses to start, saying why and what to do.
+ * all, and then the task refuses to start, saying why and what to do. A probe that met another writer's change to the
+ * state (tasks started together claim partitions from each other's states) is made again on the new state: judged
+ * as a refusal, it would leave the task on locks, or unable to start, for the rest of its run.
  */
 final class FencingProbe {
 
     private static final Logger log = LoggerFactory.getLogger(FencingProbe.class);
+
+    /** Probes before a task gives up on a state other writers keep changing; pauses from 200 ms, doubling. */
+    static final int TRIES = 5;
+    private static final long FIRST_PAUSE_MS = 200;
 
     private FencingProbe() {
     }
@@ -23,17 +32,17 @@ final class FencingProbe {
     static Fencing settle(StateTables states, OwnState own, TaskRun run, Fencing requested) {
         String casProblem = null;
         if (requested != Fencing.LOCKS) {
-            StateTables.CompareAndSet probed = states.probeCompareAndSet(own.stored());
-            own.reload();
-            if (probed == StateTables.CompareAndSet.CHECKED) {
+            StateTables.Probe probed = probe(states, own, run);
+            if (probed.outcome() == StateTables.CompareAndSet.CHECKED) {
                 states.use(Fencing.COMPARE_AND_SET);
                 return Fencing.COMPARE_AND_SET;
             }
-            casProblem = probed == StateTables.CompareAndSet.IGNORED
+            casProblem = probed.outcome() == StateTables.CompareAndSet.IGNORED
                     ? "it accepts alter_table with an expected parameter value but does not check it (Hive 3.x and "
                             + "2.x before 2.3.10 do this)"
                     : "it refuses alter_table with an expected parameter value even when the value matches (Hive 4 "
-                            + "does this with metastore.try.direct.sql=false, or on a Derby schema made by schematool)";
+                            + "does this with metastore.try.direct.sql=false, or on a Derby schema made by schematool; "
+                            + "it failed with: " + probed.failure() + ")";
             if (requested == Fencing.COMPARE_AND_SET) {
                 throw new ConnectException("hive-sink cannot fence zombie tasks by compare-and-set on the "
                         + states.metastoreDescription() + ": " + casProblem
@@ -52,5 +61,32 @@ final class FencingProbe {
                 casProblem == null ? "" : ": compare-and-set cannot be used, " + casProblem);
         states.use(Fencing.LOCKS);
         return Fencing.LOCKS;
+    }
+
+    private static StateTables.Probe probe(StateTables states, OwnState own, TaskRun run) {
+        for (int attempt = 1; ; attempt++) {
+            Optional<StateTables.Probe> probed = states.probeCompareAndSet(own.stored());
+            String raced = own.stored().version();
+            own.reload();
+            if (probed.isPresent()) {
+                return probed.get();
+            }
+            if (attempt == TRIES) {
+                throw new ConnectException("Task " + run.task() + " of " + run.connector() + " cannot tell whether "
+                        + "the " + states.metastoreDescription() + " checks compare-and-set: another writer changed "
+                        + "the task's state during each of " + TRIES + " probes (last seen " + own.stored().version()
+                        + "). Is a second connector of the same name writing to the same state database?");
+            }
+            long pauseMs = (FIRST_PAUSE_MS << (attempt - 1)) + ThreadLocalRandom.current().nextLong(FIRST_PAUSE_MS);
+            log.info("Task {} of {}: another writer changed the task's state from version {} to {} during the "
+                    + "compare-and-set probe; probing again in {} ms", run.task(), run.connector(), raced,
+                    own.stored().version(), pauseMs);
+            try {
+                Thread.sleep(pauseMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ConnectException("Interrupted while probing the metastore's compare-and-set", e);
+            }
+        }
     }
 }

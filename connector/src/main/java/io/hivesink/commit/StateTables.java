@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -206,21 +207,30 @@ public final class StateTables {
         BROKEN
     }
 
+    /** What the metastore did with a probe and, when it failed even the current expectation, its answer. */
+    public record Probe(CompareAndSet outcome, String failure) {
+    }
+
     /**
      * Probes the metastore with two writes of the task's own state, content unchanged: one expecting a version that
      * is not stored (it must fail), then one expecting the stored version (it must pass).
+     *
+     * @return empty if another writer changed the state between {@code current} and the probe (a task taking over a
+     *         partition writes its previous owner's state), which says nothing about the metastore: read the state
+     *         again and probe again
      */
-    public CompareAndSet probeCompareAndSet(Stored current) {
+    public Optional<Probe> probeCompareAndSet(Stored current) {
         String stored = current.version();
         if (metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe-stale"), VERSION,
                 stored + ":not-stored")) {
-            return CompareAndSet.IGNORED;
+            return Optional.of(new Probe(CompareAndSet.IGNORED, null));
         }
         try {
             return metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe"), VERSION, stored)
-                    ? CompareAndSet.CHECKED : CompareAndSet.BROKEN;
+                    ? Optional.of(new Probe(CompareAndSet.CHECKED, null))
+                    : Optional.empty();
         } catch (MetastoreException e) {
-            return CompareAndSet.BROKEN;
+            return Optional.of(new Probe(CompareAndSet.BROKEN, e.getMessage()));
         }
     }
 

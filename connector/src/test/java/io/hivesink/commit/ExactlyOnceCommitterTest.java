@@ -21,6 +21,7 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -273,6 +274,58 @@ class ExactlyOnceCommitterTest {
         ConnectException forced = assertThrows(ConnectException.class,
                 () -> new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.COMPARE_AND_SET));
         assertTrue(forced.getMessage().contains("hive.metastore.fencing=auto or locks"), forced.getMessage());
+    }
+
+    @Test
+    void aStateWrittenByAnotherTaskDuringTheProbeIsProbedAgainRatherThanJudgedBroken() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        int[] writes = {0};
+        // a task taking partitions over writes this task's state between its stale and its current probe
+        metastore.beforeConditionalWrite = stored -> {
+            if (++writes[0] == 2) {
+                bumpVersion(stored);
+            }
+        };
+        assertEquals(Fencing.COMPARE_AND_SET, new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO));
+        assertEquals(0, metastore.lockCalls, "no fallback to locks");
+    }
+
+    @Test
+    void aStateChangedDuringEveryProbeStopsTheStartWithTheLikelyCause() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        int[] writes = {0};
+        metastore.beforeConditionalWrite = stored -> {
+            if (++writes[0] % 2 == 0) {
+                bumpVersion(stored);
+            }
+        };
+        ConnectException e = assertThrows(ConnectException.class,
+                () -> new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO));
+        assertTrue(e.getMessage().contains("another writer changed the task's state during each of "
+                + FencingProbe.TRIES + " probes") && e.getMessage().contains("same name"), e.getMessage());
+        assertEquals(0, metastore.lockCalls, "a race is not taken for a metastore that cannot check");
+    }
+
+    /** Another writer's turn: the version moves on, as a task taking a partition over moves it. */
+    private static void bumpVersion(Table stored) {
+        String version = stored.getParameters().get(StateTables.VERSION);
+        int colon = version.indexOf(':');
+        long counter = Long.parseLong(colon < 0 ? version : version.substring(0, colon));
+        stored.getParameters().put(StateTables.VERSION, (counter + 1) + ":conn-t1-other:1");
+    }
+
+    @Test
+    void aMetastoreThatFailsEveryCurrentExpectationIsFencedByLocksOrRefusedWithItsAnswer() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        metastore.failingCurrentExpectations = Integer.MAX_VALUE;
+        assertEquals(Fencing.LOCKS, new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO));
+
+        metastore.locksWork = false;
+        ConnectException e = assertThrows(ConnectException.class,
+                () -> new Task(metastore, 1, FaultInjector.NONE).committer.start(Fencing.AUTO));
+        assertTrue(e.getMessage().contains("refuses alter_table with an expected parameter value even when the value "
+                + "matches") && e.getMessage().contains("it failed with: injected: Cannot update parameter with JDO"),
+                e.getMessage());
     }
 
     @Test

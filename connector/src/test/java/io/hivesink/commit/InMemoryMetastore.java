@@ -30,6 +30,10 @@ public final class InMemoryMetastore implements Metastore {
     /** The next conditional write (a task state's) fails as a metastore outage would, before it is made. */
     public boolean failNextConditionalWrite;
     boolean ignoreCompareAndSet;
+    /** Conditional writes whose expectation holds that fail yet, as Hive 4's check fails without direct SQL. */
+    int failingCurrentExpectations;
+    /** Runs before each conditional write, with the table as stored: another writer's turn. */
+    java.util.function.Consumer<Table> beforeConditionalWrite = stored -> { };
     boolean locksWork = true;
     int failingTableListings;
     int lockCalls;
@@ -115,9 +119,14 @@ public final class InMemoryMetastore implements Metastore {
             throw new MetastoreException("injected: the metastore went away", null);
         }
         String key = table.getDbName() + "." + table.getTableName();
+        beforeConditionalWrite.accept(tables.get(key));
         Table stored = tables.get(key);
         if (!ignoreCompareAndSet && !expectedValue.equals(stored.getParameters().get(expectedKey))) {
             return false;
+        }
+        if (failingCurrentExpectations > 0) {
+            failingCurrentExpectations--;
+            throw new MetastoreException("injected: Cannot update parameter with JDO", null);
         }
         tables.put(key, new Table(table));
         return true;
