@@ -10,7 +10,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.GroupState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,12 +78,15 @@ class BatchTimingIT {
         String topic = "timing.rebalance";
         int records = 4_000;
         stack.kafka().createTopic(topic, 2);
-        SampleData.produce(producer, topic, SampleData.ORDER, 0, records, SampleData::order);
         Map<String, String> workerProps = Map.of("offset.flush.interval.ms", "500");
         try (ConnectWorkerProcess first = stack.startWorker("rebalance", workerProps, Map.of())) {
             Map<String, String> config = connector("rebalance-batches", topic, 2, 1_000_000, 600_000);
             first.rest().putConnector("rebalance-batches", config);
             awaitRunning(first, "rebalance-batches", 2);
+            // the records come once each task holds its partition: a task that joined the group late would take a
+            // partition from the other, whose batch that rebalance would close before the one under test
+            awaitEachTaskOwnsOnePartition("connect-rebalance-batches", 2);
+            SampleData.produce(producer, topic, SampleData.ORDER, 0, records, SampleData::order);
             Thread.sleep(10_000); // the tasks take the records; Connect commits offsets twenty times meanwhile
             assertEquals(Map.of(), recordsPerBatch("timing_rebalance"), "the open batches stay open");
             try (ConnectWorkerProcess second = stack.startWorker("rebalance", workerProps, Map.of())) {
@@ -129,6 +135,19 @@ class BatchTimingIT {
             }
             return true;
         });
+    }
+
+    private void awaitEachTaskOwnsOnePartition(String group, int tasks) throws InterruptedException {
+        try (Admin admin = stack.kafka().createAdminClient()) {
+            EmbeddedStack.await("group " + group + " stable with " + tasks + " members of one partition each",
+                    Duration.ofMinutes(2), () -> EmbeddedStack.unchecked(() -> {
+                        ConsumerGroupDescription described = admin.describeConsumerGroups(List.of(group))
+                                .describedGroups().get(group).get();
+                        return described.groupState() == GroupState.STABLE && described.members().size() == tasks
+                                && described.members().stream()
+                                        .allMatch(m -> m.assignment().topicPartitions().size() == 1);
+                    }));
+        }
     }
 
     @Test

@@ -7,10 +7,12 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 
 import org.apache.kafka.clients.admin.Admin;
 
@@ -30,8 +32,8 @@ import io.hivesink.stack.registry.RegistryStandIn;
  * The end-to-end benchmark: records preloaded into a topic, then, per configuration and round, a fresh Connect worker
  * JVM loading the sinks from {@code plugin.path}, the connector deployed through REST, and the clock stopped when the
  * metastore holds every record. hive-sink and Iceberg's sink run on the same broker, HDFS and metastore, in the same
- * run, round-robin. Prints and writes (under {@code --out}) each run, the medians and paired ratios, and a plot. See
- * docs/benchmarks.md.
+ * run, each round in an order of its own (seeded; {@code --order fixed} keeps the listed one). Prints and writes
+ * (under {@code --out}) each run, the medians and paired ratios, and a plot. See docs/benchmarks.md.
  */
 public final class EndToEndBenchmark {
 
@@ -106,10 +108,15 @@ public final class EndToEndBenchmark {
         // cold): that first run is made once more before round 1 and not counted
         int warmups = Integer.parseInt(options.getOrDefault("warmup-runs", "1"));
         long metastoreDelayMs = Long.parseLong(options.getOrDefault("metastore-delay-ms", "0"));
+        // a fixed order lets a drift of the stack over a run (files, tables and metastore rows pile up, the broker's
+        // page cache fills) land on the same configurations every round; shuffled, it spreads over all of them
+        boolean shuffled = !options.getOrDefault("order", "shuffled").equals("fixed");
+        long seed = Long.parseLong(options.getOrDefault("seed", Long.toString(System.nanoTime() % 100_000)));
 
-        System.out.printf(Locale.ROOT, "End-to-end benchmark: %d configurations x %d rounds; worker %s %s; "
+        System.out.printf(Locale.ROOT, "End-to-end benchmark: %d configurations x %d rounds, %s; worker %s %s; "
                 + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s, %d ms added to each call%n",
-                configurations.size(), rounds, heap, workerProps, interval, icebergCommit, metastoreRelease,
+                configurations.size(), rounds, shuffled ? "each round in its own order (--seed " + seed + ")"
+                        : "in a fixed order", heap, workerProps, interval, icebergCommit, metastoreRelease,
                 metastoreDelayMs);
         Path runsCsv = out.resolve("runs.csv");
         Files.writeString(runsCsv, E2eReport.RUN_HEADER + "\n", StandardCharsets.UTF_8);
@@ -142,7 +149,11 @@ public final class EndToEndBenchmark {
                         first.label(), m.seconds(), m.recordsPerSecond());
             }
             for (int round = 1; round <= rounds; round++) {
-                for (E2eConfiguration configuration : configurations) {
+                List<E2eConfiguration> order = new ArrayList<>(configurations);
+                if (shuffled) {
+                    Collections.shuffle(order, new Random(seed + round));
+                }
+                for (E2eConfiguration configuration : order) {
                     id++;
                     try {
                         Measurement m = E2eRun.run(settings, topics.get(configuration.set()), configuration, round,
