@@ -1,5 +1,6 @@
 package io.hivesink.bench.e2e;
 
+import java.util.Comparator;
 import java.util.Locale;
 
 import io.hivesink.bench.BenchData.DataSet;
@@ -39,6 +40,12 @@ record E2eConfiguration(Sink sink, DataSet set, Input input, int tasks, int batc
             this.label = label;
         }
     }
+
+    /** The order the benchmark lists configurations in, whatever order they ran in. */
+    static final Comparator<E2eConfiguration> LISTING = Comparator.comparing(E2eConfiguration::set)
+            .thenComparing(E2eConfiguration::sink).thenComparing(E2eConfiguration::input)
+            .thenComparingInt(E2eConfiguration::tasks).thenComparingInt(E2eConfiguration::batchRecords)
+            .thenComparing(E2eConfiguration::mode);
 
     String dataSet() {
         return set.name().toLowerCase(Locale.ROOT);

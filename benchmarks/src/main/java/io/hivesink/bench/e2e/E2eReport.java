@@ -6,10 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 
 import io.hivesink.bench.BenchData.DataSet;
@@ -34,7 +34,7 @@ final class E2eReport {
             + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds,median_close_stall_s,"
             + "median_commit_ms";
 
-    private final Map<E2eConfiguration, List<Measurement>> byConfiguration = new LinkedHashMap<>();
+    private final Map<E2eConfiguration, List<Measurement>> byConfiguration = new TreeMap<>(E2eConfiguration.LISTING);
 
     E2eReport(List<Measurement> measurements) {
         for (Measurement m : measurements) {

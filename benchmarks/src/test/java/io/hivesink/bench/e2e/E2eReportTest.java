@@ -82,6 +82,15 @@ class E2eReportTest {
     }
 
     @Test
+    void theTableListsConfigurationsInTheBenchmarksOrderWhateverOrderTheyRanIn() {
+        List<Measurement> shuffled = new java.util.ArrayList<>(runs);
+        java.util.Collections.reverse(shuffled);
+        List<String> labels = new E2eReport(shuffled).table().lines().filter(l -> l.startsWith("| hive-sink")
+                || l.startsWith("| iceberg")).map(l -> l.substring(2, l.indexOf(" |"))).toList();
+        assertEquals(List.of(PIPELINED.label(), SERIAL.label(), AT_CLOSE.label(), ICEBERG.label()), labels);
+    }
+
+    @Test
     void aCsvOfAnotherShapeIsRefusedWithItsHeader(@TempDir Path dir) throws IOException {
         Path csv = Files.writeString(dir.resolve("runs.csv"), "sink,dataset\nhive-sink,stockquote\n");
         IOException e = assertThrows(IOException.class, () -> E2eReport.readRuns(csv));
