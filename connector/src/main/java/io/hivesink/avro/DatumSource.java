@@ -23,4 +23,8 @@ public interface DatumSource {
     default long heldBytes() {
         return bytes();
     }
+
+    /** The datums will not be written: work still queued for them (compressing early) need not be done. */
+    default void discard() {
+    }
 }

@@ -7,8 +7,6 @@ import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
 
-import io.hivesink.avro.container.FileBlocks;
-
 /**
  * A closed batch: its record groups, the records it rejected (they go to the errant-record reporter, not to a
  * table) and, per Kafka partition, the stretch of offsets it covers: from where the batch before it ended (or the
@@ -39,9 +37,7 @@ public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> re
     /** The batch is dropped uncommitted: its files' blocks not compressed yet are not compressed. */
     public void discard() {
         for (RecordGroup group : groups) {
-            if (group.datums() instanceof FileBlocks blocks) {
-                blocks.discard();
-            }
+            group.datums().discard();
         }
     }
 

@@ -107,9 +107,7 @@ final class BatchAssembler {
     /** Drops the open batch: its blocks not compressed yet are not compressed. */
     void discard() {
         for (GroupFile file : files.values()) {
-            if (file.datums() instanceof FileBlocks blocks) {
-                blocks.discard();
-            }
+            file.datums().discard();
         }
         reset();
     }

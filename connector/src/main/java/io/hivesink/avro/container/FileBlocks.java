@@ -166,6 +166,7 @@ public final class FileBlocks implements DatumSource {
     }
 
     /** Drops the file: blocks not compressed yet are not compressed. */
+    @Override
     public void discard() {
         discarded = true;
     }

@@ -261,10 +261,6 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         return syncInterval;
     }
 
-    String codecName() {
-        return codecName;
-    }
-
     /** Runs a block's compression on the pool if it takes it; otherwise whoever writes the block runs it. */
     void compressSoon(FutureTask<?> task) {
         try {
