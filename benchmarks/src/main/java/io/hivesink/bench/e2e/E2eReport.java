@@ -18,6 +18,7 @@ import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
 import io.hivesink.bench.e2e.E2eRun.Measurement;
+import io.hivesink.bench.e2e.ThreadCpu.CpuSplit;
 
 /**
  * The benchmark's figures: per configuration the medians over rounds, and two ratios paired within a round (so that
@@ -27,12 +28,14 @@ import io.hivesink.bench.e2e.E2eRun.Measurement;
 final class E2eReport {
 
     static final String RUN_HEADER = "sink,dataset,input,tasks,batch_records,mode,round,records,seconds,"
-            + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s,commit_ms";
-    /** The header of runs.csv before commit_ms was measured: read with commit_ms unknown. */
-    static final String RUN_HEADER_WITHOUT_COMMIT = RUN_HEADER.substring(0, RUN_HEADER.lastIndexOf(','));
+            + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s,commit_ms,"
+            + "cpu_task_s,cpu_sink_s,cpu_hdfs_s,cpu_jit_s,cpu_gc_s";
+    /** The columns every runs.csv this benchmark wrote has; later columns may be missing and read as unknown. */
+    private static final String FIRST_COLUMNS = RUN_HEADER.substring(0, RUN_HEADER.indexOf(",commit_ms"));
     static final String SUMMARY_HEADER = "sink,dataset,input,tasks,batch_records,mode,rounds,median_records_per_s,"
             + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds,median_close_stall_s,"
-            + "median_commit_ms";
+            + "median_commit_ms,median_cpu_task_s_per_m,median_cpu_sink_s_per_m,median_cpu_hdfs_s_per_m,"
+            + "median_cpu_jit_s_per_m,median_cpu_gc_s_per_m,median_cpu_rest_s_per_m";
 
     private final Map<E2eConfiguration, List<Measurement>> byConfiguration = new TreeMap<>(E2eConfiguration.LISTING);
 
@@ -44,17 +47,19 @@ final class E2eReport {
 
     static String runRow(Measurement m) {
         E2eConfiguration c = m.configuration();
-        return String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f,%.1f",
+        CpuSplit split = m.cpuSplit();
+        return String.format(Locale.ROOT,
+                "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f",
                 c.sink().label, c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(),
                 m.records(), m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
                 m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(), m.closeStallSeconds(),
-                m.commitMs());
+                m.commitMs(), split.task(), split.sink(), split.hdfs(), split.jit(), split.gc());
     }
 
     /** The runs of a {@code runs.csv} this benchmark wrote, to report again without running. */
     static List<Measurement> readRuns(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        if (lines.isEmpty() || !(lines.get(0).equals(RUN_HEADER) || lines.get(0).equals(RUN_HEADER_WITHOUT_COMMIT))) {
+        if (lines.isEmpty() || !isRunHeader(lines.get(0))) {
             throw new IOException(csv + " is not a runs.csv of this benchmark: its header is not " + RUN_HEADER);
         }
         List<Measurement> runs = new ArrayList<>();
@@ -70,25 +75,38 @@ final class E2eReport {
                     mode);
             long records = Long.parseLong(f[7]);
             double seconds = Double.parseDouble(f[8]);
+            double cpu = Double.parseDouble(f[11]) * records / 1e6;
+            CpuSplit split = f.length > 22 ? new CpuSplit(Double.parseDouble(f[18]), Double.parseDouble(f[19]),
+                    Double.parseDouble(f[20]), Double.parseDouble(f[21]), Double.parseDouble(f[22]), cpu)
+                    : CpuSplit.unsplit(cpu);
             runs.add(new Measurement(c, Integer.parseInt(f[6]), seconds, records,
-                    Math.round(Double.parseDouble(f[10]) * 1e6 * seconds),
-                    Double.parseDouble(f[11]) * records / 1e6, Double.parseDouble(f[12]),
+                    Math.round(Double.parseDouble(f[10]) * 1e6 * seconds), cpu, Double.parseDouble(f[12]),
                     Long.parseLong(f[13]) << 20, Long.parseLong(f[14]), Long.parseLong(f[15]),
-                    Double.parseDouble(f[16]), f.length > 17 ? Double.parseDouble(f[17]) : Double.NaN));
+                    Double.parseDouble(f[16]), f.length > 17 ? Double.parseDouble(f[17]) : Double.NaN, split));
         }
         return runs;
+    }
+
+    /** This benchmark's header, or that of an earlier version of it, which had fewer columns at the end. */
+    private static boolean isRunHeader(String header) {
+        return header.startsWith(FIRST_COLUMNS) && RUN_HEADER.startsWith(header)
+                && (header.length() == RUN_HEADER.length() || RUN_HEADER.charAt(header.length()) == ',');
     }
 
     void writeSummary(Path csv) throws IOException {
         StringBuilder out = new StringBuilder(SUMMARY_HEADER).append('\n');
         byConfiguration.forEach((c, runs) -> out.append(String.format(Locale.ROOT,
-                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f,%.1f%n", c.sink().label, c.dataSet(),
+                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f%n",
+                c.sink().label, c.dataSet(),
                 c.input().label(),
                 c.tasks(), c.batchRecords(), c.mode().label, runs.size(), median(runs, Measurement::recordsPerSecond),
                 median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
                 median(runs, m -> m.peakHeapBytes() / 1048576.0), median(runs, m -> m.files()),
                 median(runs, Measurement::seconds), median(runs, Measurement::closeStallSeconds),
-                median(runs, Measurement::commitMs))));
+                median(runs, Measurement::commitMs), median(runs, m -> m.perMillion(CpuSplit::task)),
+                median(runs, m -> m.perMillion(CpuSplit::sink)), median(runs, m -> m.perMillion(CpuSplit::hdfs)),
+                median(runs, m -> m.perMillion(CpuSplit::jit)), median(runs, m -> m.perMillion(CpuSplit::gc)),
+                median(runs, m -> m.perMillion(CpuSplit::rest)))));
         Files.writeString(csv, out, StandardCharsets.UTF_8);
     }
 
@@ -116,6 +134,35 @@ final class E2eReport {
                 + "steps), average over batches (hive-sink's commit-time-ms-avg), median over rounds.\n");
         out.append("Ratios are medians over rounds of (records/s of the row / records/s of the other), both measured "
                 + "in the same round; above 1 is faster.\n");
+        return out.toString();
+    }
+
+    /**
+     * Where the worker's CPU went, per configuration: the medians over rounds of each part's CPU seconds per
+     * million records (empty for runs of a runs.csv from before the split was measured).
+     */
+    String cpuTable() {
+        StringBuilder out = new StringBuilder();
+        out.append("| configuration | worker CPU s per M records | Connect's task threads | the sink's own threads "
+                + "| HDFS client | JIT compiler | garbage collector | rest |\n");
+        out.append("|---|---|---|---|---|---|---|---|\n");
+        byConfiguration.forEach((c, runs) -> {
+            if (runs.stream().anyMatch(m -> Double.isNaN(m.cpuSplit().task()))) {
+                return;
+            }
+            out.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
+                    c.label(),
+                    median(runs, Measurement::cpuSecondsPerMillion), median(runs, m -> m.perMillion(CpuSplit::task)),
+                    median(runs, m -> m.perMillion(CpuSplit::sink)), median(runs, m -> m.perMillion(CpuSplit::hdfs)),
+                    median(runs, m -> m.perMillion(CpuSplit::jit)), median(runs, m -> m.perMillion(CpuSplit::gc)),
+                    median(runs, m -> m.perMillion(CpuSplit::rest))));
+        });
+        out.append("\nConnect's task threads run the consumer, the converter and the sink's put(); the sink's own "
+                + "threads are hive-sink's encoding pools and commit threads, or Iceberg's committer and workers; "
+                + "the HDFS client's threads stream the files (the writing thread's checksums count where it runs); "
+                + "rest is the worker's other threads and what threads that ended used after their last sample "
+                + "(100 ms apart). CPU seconds per million records, medians over rounds, from each thread's CPU time "
+                + "in Linux's /proc.\n");
         return out.toString();
     }
 

@@ -30,7 +30,7 @@ final class E2eRun {
     /** What one run measured. */
     record Measurement(E2eConfiguration configuration, int round, double seconds, long records, long valueBytes,
             double cpuSeconds, double machineBusy, long peakHeapBytes, long files, long commits,
-            double closeStallSeconds, double commitMs) {
+            double closeStallSeconds, double commitMs, ThreadCpu.CpuSplit cpuSplit) {
 
         double recordsPerSecond() {
             return records / seconds;
@@ -42,6 +42,11 @@ final class E2eRun {
 
         double cpuSecondsPerMillion() {
             return cpuSeconds / (records / 1e6);
+        }
+
+        /** CPU seconds per million records of one part of the split. */
+        double perMillion(java.util.function.ToDoubleFunction<ThreadCpu.CpuSplit> part) {
+            return part.applyAsDouble(cpuSplit) / (records / 1e6);
         }
     }
 
@@ -90,7 +95,8 @@ final class E2eRun {
             long peakHeap;
             double stall;
             double commitMs;
-            try (WorkerProbe probe = new WorkerProbe(worker.jmx())) {
+            ThreadCpu.CpuSplit split;
+            try (WorkerProbe probe = new WorkerProbe(worker.jmx(), worker.pid())) {
                 long start = System.nanoTime();
                 worker.rest().putConnector(name, config);
                 long deadline = start + settings.timeout().toNanos();
@@ -108,7 +114,9 @@ final class E2eRun {
                     Thread.sleep(20);
                 }
                 seconds = (System.nanoTime() - start) / 1e9;
-                cpu = probe.cpuSeconds();
+                split = probe.cpuSplit();
+                cpu = split.total();
+                System.out.printf(Locale.ROOT, "  %s busiest threads: %s%n", name, probe.busiestThreads(6));
                 busy = probe.machineBusy();
                 peakHeap = probe.peakHeapBytes();
                 stall = configuration.sink() == Sink.HIVE_SINK ? probe.closeStallSeconds(name) : Double.NaN;
@@ -119,7 +127,7 @@ final class E2eRun {
                     : ((CommitWatch.IcebergSnapshot) watch).snapshots();
             fs.delete(new org.apache.hadoop.fs.Path(warehouse), true);
             return new Measurement(configuration, round, seconds, topic.records(), topic.valueBytes(), cpu, busy,
-                    peakHeap, files, commits, stall, commitMs);
+                    peakHeap, files, commits, stall, commitMs, split);
         }
     }
 

@@ -179,7 +179,7 @@ public final class EndToEndBenchmark {
 
     private static void report(Path root, Path out, List<Measurement> measurements) throws Exception {
         E2eReport report = new E2eReport(measurements);
-        String table = report.table();
+        String table = report.table() + "\n" + report.cpuTable();
         System.out.println();
         System.out.println(table);
         Files.writeString(out.resolve("summary.md"), table, StandardCharsets.UTF_8);

@@ -14,7 +14,8 @@ import com.sun.management.OperatingSystemMXBean;
 
 /**
  * Reads a worker JVM over remote JMX while a run lasts: the CPU time the whole process used (every thread of the
- * worker: consumer, task, encoding pool, HDFS client) and its heap, sampled every 100 ms for the peak.
+ * worker: consumer, task, encoding pool, HDFS client) and how it split by thread ({@link ThreadCpu}), and its heap;
+ * both sampled every 100 ms.
  */
 final class WorkerProbe implements AutoCloseable {
 
@@ -22,18 +23,24 @@ final class WorkerProbe implements AutoCloseable {
     private final OperatingSystemMXBean os;
     private final MemoryMXBean memory;
     private final long cpuAtStart;
+    private final ThreadCpu threadCpu;
     private final long[] machineAtStart = machineTicks();
     private final Thread sampler;
     private volatile long peakHeap;
     private volatile boolean running = true;
 
-    WorkerProbe(MBeanServerConnection jmx) throws IOException {
+    /**
+     * @param jmx the worker's JMX connection
+     * @param pid the worker's process id, for its threads' CPU times (see {@link ThreadCpu})
+     */
+    WorkerProbe(MBeanServerConnection jmx, long pid) throws IOException {
         this.jmx = jmx;
         os = ManagementFactory.newPlatformMXBeanProxy(jmx, ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
                 OperatingSystemMXBean.class);
         memory = ManagementFactory.newPlatformMXBeanProxy(jmx, ManagementFactory.MEMORY_MXBEAN_NAME,
                 MemoryMXBean.class);
         cpuAtStart = os.getProcessCpuTime();
+        threadCpu = ThreadCpu.available() ? new ThreadCpu(pid) : null;
         sampler = new Thread(this::sample, "worker-heap-sampler");
         sampler.setDaemon(true);
         sampler.start();
@@ -43,8 +50,11 @@ final class WorkerProbe implements AutoCloseable {
         while (running) {
             try {
                 peakHeap = Math.max(peakHeap, memory.getHeapMemoryUsage().getUsed());
+                if (threadCpu != null) {
+                    threadCpu.sample();
+                }
                 Thread.sleep(100);
-            } catch (InterruptedException e) {
+            } catch (InterruptedException | IOException e) {
                 return;
             } catch (RuntimeException e) {
                 // the worker is going away: the peak so far stands
@@ -56,6 +66,16 @@ final class WorkerProbe implements AutoCloseable {
     /** CPU seconds the worker used since the probe started. */
     double cpuSeconds() {
         return (os.getProcessCpuTime() - cpuAtStart) / 1e9;
+    }
+
+    /** The worker's CPU since the probe started, split by who used it. */
+    ThreadCpu.CpuSplit cpuSplit() throws IOException {
+        return threadCpu == null ? ThreadCpu.CpuSplit.unsplit(cpuSeconds()) : threadCpu.split(cpuSeconds());
+    }
+
+    /** The threads that used the most CPU since the probe started, for the run's log line. */
+    String busiestThreads(int count) {
+        return threadCpu == null ? "(not on Linux: no per-thread CPU)" : threadCpu.busiest(count);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.hivesink.bench.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,7 @@ import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
 import io.hivesink.bench.e2e.E2eRun.Measurement;
+import io.hivesink.bench.e2e.ThreadCpu.CpuSplit;
 
 /** A runs.csv read back gives the same report as the runs that wrote it; ratios pair runs of the same round. */
 class E2eReportTest {
@@ -33,7 +35,7 @@ class E2eReportTest {
     private static Measurement run(E2eConfiguration c, int round, double seconds, double stall, double commitMs) {
         // 600 MB over whole seconds: MB/s with one decimal, as runs.csv keeps it, reads back exactly
         return new Measurement(c, round, seconds, 1_000_000, 600_000_000L, 21.5, 0.9, 1_200L << 20, 10, 10, stall,
-                commitMs);
+                commitMs, new CpuSplit(6.5 + round, 3.25, 2.5, 4.5, 1.25, 21.5));
     }
 
     private final List<Measurement> runs = List.of(
@@ -73,12 +75,39 @@ class E2eReportTest {
 
     @Test
     void aCsvWrittenBeforeCommitTimesWereMeasuredReadsWithoutThem(@TempDir Path dir) throws IOException {
-        String row = E2eReport.runRow(runs.get(0));
-        Path csv = Files.writeString(dir.resolve("runs.csv"), E2eReport.RUN_HEADER_WITHOUT_COMMIT + "\n"
-                + row.substring(0, row.lastIndexOf(',')) + "\n");
-        Measurement read = E2eReport.readRuns(csv).get(0);
+        Measurement read = readBack(dir, runs.get(0), "commit_ms");
         assertEquals(runs.get(0).recordsPerSecond(), read.recordsPerSecond(), 1e-6);
         assertTrue(Double.isNaN(read.commitMs()));
+        assertTrue(Double.isNaN(read.cpuSplit().task()));
+    }
+
+    @Test
+    void aCsvWrittenBeforeTheCpuSplitReadsWithoutItAndItsRunsLeaveTheCpuTable(@TempDir Path dir)
+            throws IOException {
+        Measurement read = readBack(dir, runs.get(0), "cpu_task_s");
+        assertEquals(400, read.commitMs(), 1e-9);
+        assertEquals(21.5, read.cpuSplit().total(), 1e-9);
+        assertTrue(Double.isNaN(read.cpuSplit().sink()));
+        assertTrue(new E2eReport(List.of(read)).table().contains("| " + PIPELINED.label() + " |"));
+        assertFalse(new E2eReport(List.of(read)).cpuTable().contains(PIPELINED.label()));
+    }
+
+    /** {@code m}'s row in a runs.csv of an earlier version of the benchmark, whose columns ended before one. */
+    private static Measurement readBack(Path dir, Measurement m, String firstMissingColumn) throws IOException {
+        int header = E2eReport.RUN_HEADER.indexOf("," + firstMissingColumn);
+        int columns = E2eReport.RUN_HEADER.substring(0, header).split(",").length;
+        String[] row = E2eReport.runRow(m).split(",");
+        Path csv = Files.writeString(dir.resolve("runs.csv"), E2eReport.RUN_HEADER.substring(0, header) + "\n"
+                + String.join(",", java.util.Arrays.copyOf(row, columns)) + "\n");
+        return E2eReport.readRuns(csv).get(0);
+    }
+
+    @Test
+    void theCpuTableGivesEachPartsMedianPerMillionRecordsAndTheRest() {
+        String row = new E2eReport(runs).cpuTable().lines().filter(l -> l.startsWith("| " + PIPELINED.label()
+                + " |")).findFirst().orElseThrow();
+        // task threads 7.5 and 8.5 s over two rounds: median 8.0; the rest 21.5 - (task + 3.25 + 2.5 + 4.5 + 1.25)
+        assertTrue(row.endsWith("| 21.50 | 8.00 | 3.25 | 2.50 | 4.50 | 1.25 | 2.00 |"), row);
     }
 
     @Test

@@ -259,6 +259,11 @@ public final class ConnectWorkerProcess implements AutoCloseable {
     }
 
     /** The last lines of the worker's log, for failure messages. */
+    /** The worker JVM's process id, to read what the operating system knows of it (its threads' CPU times). */
+    public long pid() {
+        return process.pid();
+    }
+
     public String logTail() {
         StringBuilder tail = new StringBuilder();
         for (String file : List.of("worker.log", "console.log")) {
