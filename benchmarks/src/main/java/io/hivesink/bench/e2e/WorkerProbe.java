@@ -41,7 +41,7 @@ final class WorkerProbe implements AutoCloseable {
                 MemoryMXBean.class);
         cpuAtStart = os.getProcessCpuTime();
         threadCpu = ThreadCpu.available() ? new ThreadCpu(pid) : null;
-        sampler = new Thread(this::sample, "worker-heap-sampler");
+        sampler = new Thread(this::sample, "worker-sampler");
         sampler.setDaemon(true);
         sampler.start();
     }

@@ -42,6 +42,13 @@ class ThreadCpuTest {
     }
 
     @Test
+    void everyOtherThreadIsOther() {
+        assertEquals(Part.OTHER, Part.of("DistributedHerd"));
+        assertEquals(Part.OTHER, Part.of("kafka-coordinat"));
+        assertEquals(Part.OTHER, Part.of("RMI TCP Connect"));
+    }
+
+    @Test
     void aStatLinesCpuTimeIsItsUserAndSystemTicksWhateverTheNameHolds() {
         String stat = "4242 (task-thread-e2e) S 1 4200 4200 0 -1 4194368 5 0 0 0 873 41 0 0 20 0 42 0 1234 0 0";
         assertEquals(914, ThreadCpu.cpuTicks(stat));
