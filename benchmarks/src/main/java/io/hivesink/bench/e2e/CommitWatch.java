@@ -27,7 +27,7 @@ import io.hivesink.metastore.ThriftMetastore;
  */
 interface CommitWatch {
 
-    /** Whether everything is committed; called every few milliseconds until it is. */
+    /** Whether everything is committed; called every {@code --watch-ms} (100 ms by default) until it is. */
     boolean complete() throws IOException;
 
     /** The data files the run committed, counted once it completed. */

@@ -22,8 +22,9 @@ import io.hivesink.stack.connect.ConnectRelease;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
 
 /**
- * One run of one configuration: a fresh worker JVM, the connector deployed through REST, the clock stopped when the
- * metastore holds every record, the worker's CPU and heap read over JMX, the run's files then deleted.
+ * One run of one configuration: a fresh worker JVM (warmed, if asked, by a connector of the same configuration that
+ * lands a smaller topic first), the connector deployed through REST, the clock stopped when the metastore holds every
+ * record, the worker's CPU and heap read over JMX, the run's files then deleted.
  */
 final class E2eRun {
 
@@ -53,14 +54,19 @@ final class E2eRun {
     /** The settings every run of a benchmark shares. */
     record Settings(FailoverStack stack, Path benchPlugins, String registryUrl, List<String> workerHeap,
             Map<String, String> workerProps, long batchIntervalMs, long icebergCommitMs, Duration timeout,
-            String sinkMetastoreUri) {
+            String sinkMetastoreUri, long watchMs) {
     }
 
     private E2eRun() {
     }
 
-    static Measurement run(Settings settings, LoadedTopic topic, E2eConfiguration configuration, int round, int id)
-            throws Exception {
+    /**
+     * @param warm null: the clock starts on a fresh worker JVM; otherwise a connector of the same configuration first
+     *     lands this topic on the same worker, and is deleted, before the measured one is deployed (a worker that has
+     *     run such a connector before, its code compiled, as a long-running worker's is)
+     */
+    static Measurement run(Settings settings, LoadedTopic topic, LoadedTopic warm, E2eConfiguration configuration,
+            int round, int id) throws Exception {
         FailoverStack stack = settings.stack();
         String name = String.format(Locale.ROOT, "e2e_%03d", id);
         Map<String, String> workerProps = new HashMap<>(settings.workerProps());
@@ -71,24 +77,15 @@ final class E2eRun {
                 ConnectWorkerProcess worker = stack.startWorker(ConnectRelease.KAFKA_4_1, name, workerProps, Map.of(),
                         settings.workerHeap(), "INFO")) {
             FileSystem fs = stack.fileSystem();
-            Map<String, String> config;
-            CommitWatch watch;
-            String warehouse;
-            if (configuration.sink() == Sink.HIVE_SINK) {
-                warehouse = "/warehouse/hive-sink/" + name;
-                config = hiveSink(settings, configuration, name, warehouse);
-                watch = new CommitWatch.HiveSinkLedger(metastore, fs, name, topic.topic(), topic.ends());
-            } else {
-                warehouse = "/warehouse/iceberg/" + name;
-                metastore.createDatabase(name, stack.hdfsUri() + warehouse);
-                try (Admin admin = stack.kafka().createAdminClient()) {
-                    admin.createTopics(List.of(new NewTopic("control_" + name, 1, (short) 1))).all().get();
-                }
-                config = iceberg(settings, topic, name, warehouse);
-                watch = new CommitWatch.IcebergSnapshot(metastore, fs, name, topic.topic(), topic.records());
+            if (warm != null) {
+                Deployment warmUp = deployment(settings, configuration, warm, name + "_warm", metastore, fs);
+                long start = System.nanoTime();
+                worker.rest().putConnector(warmUp.name(), warmUp.config());
+                awaitComplete(settings, worker, warmUp, configuration, start);
+                worker.rest().deleteConnector(warmUp.name(), Duration.ofMinutes(2));
+                fs.delete(new org.apache.hadoop.fs.Path(warmUp.warehouse()), true);
             }
-            config.put("tasks.max", Integer.toString(configuration.tasks()));
-            config.put("topics", topic.topic());
+            Deployment measured = deployment(settings, configuration, topic, name, metastore, fs);
             double seconds;
             double cpu;
             double busy;
@@ -97,37 +94,80 @@ final class E2eRun {
             double commitMs;
             ThreadCpu.CpuSplit split;
             try (WorkerProbe probe = new WorkerProbe(worker.jmx(), worker.pid())) {
+                long metastorePid = stack.metastore().pid();
+                double metastoreCpu = ThreadCpu.processSeconds(metastorePid);
+                double stackCpu = ThreadCpu.processSeconds(ProcessHandle.current().pid());
                 long start = System.nanoTime();
-                worker.rest().putConnector(name, config);
-                long deadline = start + settings.timeout().toNanos();
-                long nextStatus = start;
-                while (!watch.complete()) {
-                    long now = System.nanoTime();
-                    if (now > deadline) {
-                        throw new IllegalStateException(configuration.label() + " did not commit every record in "
-                                + settings.timeout().toSeconds() + " s; the worker's log ends:\n" + worker.logTail());
-                    }
-                    if (now > nextStatus) {
-                        failIfATaskFailed(worker, name);
-                        nextStatus = now + 2_000_000_000L;
-                    }
-                    Thread.sleep(20);
-                }
+                worker.rest().putConnector(name, measured.config());
+                awaitComplete(settings, worker, measured, configuration, start);
                 seconds = (System.nanoTime() - start) / 1e9;
                 split = probe.cpuSplit();
                 cpu = split.total();
                 System.out.printf(Locale.ROOT, "  %s busiest threads: %s%n", name, probe.busiestThreads(6));
+                // the rest of the machine: this JVM (the broker, HDFS, the benchmark's watch and probe) and the
+                // metastore, which the sinks' and the watch's calls keep busy
+                System.out.printf(Locale.ROOT, "  %s CPU outside the worker: broker, HDFS and benchmark %.1f s, "
+                        + "metastore %.1f s%n", name, ThreadCpu.processSeconds(ProcessHandle.current().pid())
+                                - stackCpu, ThreadCpu.processSeconds(metastorePid) - metastoreCpu);
                 busy = probe.machineBusy();
                 peakHeap = probe.peakHeapBytes();
                 stall = configuration.sink() == Sink.HIVE_SINK ? probe.closeStallSeconds(name) : Double.NaN;
                 commitMs = configuration.sink() == Sink.HIVE_SINK ? probe.commitMs(name) : Double.NaN;
             }
+            CommitWatch watch = measured.watch();
             long files = watch.files();
             long commits = watch instanceof CommitWatch.HiveSinkLedger ledger ? ledger.batches()
                     : ((CommitWatch.IcebergSnapshot) watch).snapshots();
-            fs.delete(new org.apache.hadoop.fs.Path(warehouse), true);
+            fs.delete(new org.apache.hadoop.fs.Path(measured.warehouse()), true);
             return new Measurement(configuration, round, seconds, topic.records(), topic.valueBytes(), cpu, busy,
                     peakHeap, files, commits, stall, commitMs, split);
+        }
+    }
+
+    /** A connector to deploy: its name and config, where its files go, and what tells that it landed its topic. */
+    private record Deployment(String name, Map<String, String> config, String warehouse, CommitWatch watch) {
+    }
+
+    private static Deployment deployment(Settings settings, E2eConfiguration configuration, LoadedTopic topic,
+            String name, ThriftMetastore metastore, FileSystem fs) throws Exception {
+        Map<String, String> config;
+        CommitWatch watch;
+        String warehouse;
+        if (configuration.sink() == Sink.HIVE_SINK) {
+            warehouse = "/warehouse/hive-sink/" + name;
+            config = hiveSink(settings, configuration, name, warehouse);
+            watch = new CommitWatch.HiveSinkLedger(metastore, fs, name, topic.topic(), topic.ends());
+        } else {
+            warehouse = "/warehouse/iceberg/" + name;
+            metastore.createDatabase(name, settings.stack().hdfsUri() + warehouse);
+            try (Admin admin = settings.stack().kafka().createAdminClient()) {
+                admin.createTopics(List.of(new NewTopic("control_" + name, 1, (short) 1))).all().get();
+            }
+            config = iceberg(settings, topic, name, warehouse);
+            watch = new CommitWatch.IcebergSnapshot(metastore, fs, name, topic.topic(), topic.records());
+        }
+        config.put("tasks.max", Integer.toString(configuration.tasks()));
+        config.put("topics", topic.topic());
+        return new Deployment(name, config, warehouse, watch);
+    }
+
+    /** Waits until the connector has landed every record of its topic; throws if a task failed or time ran out. */
+    private static void awaitComplete(Settings settings, ConnectWorkerProcess worker, Deployment deployment,
+            E2eConfiguration configuration, long start) throws Exception {
+        long deadline = start + settings.timeout().toNanos();
+        long nextStatus = start;
+        while (!deployment.watch().complete()) {
+            long now = System.nanoTime();
+            if (now > deadline) {
+                throw new IllegalStateException(configuration.label() + " (" + deployment.name() + ") did not commit "
+                        + "every record in " + settings.timeout().toSeconds() + " s; the worker's log ends:\n"
+                        + worker.logTail());
+            }
+            if (now > nextStatus) {
+                failIfATaskFailed(worker, deployment.name());
+                nextStatus = now + 2_000_000_000L;
+            }
+            Thread.sleep(settings.watchMs());
         }
     }
 

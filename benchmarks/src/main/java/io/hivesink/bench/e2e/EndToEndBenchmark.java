@@ -65,7 +65,7 @@ public final class EndToEndBenchmark {
         Path work = Path.of(options.getOrDefault("work", root.resolve("benchmarks/target/e2e-work").toString()));
         if (options.containsKey("report-only")) {
             // the figures and plot again from a runs.csv, say of a run that was stopped before its last round
-            report(root, out, E2eReport.readRuns(Path.of(options.get("report-only"))));
+            report(root, out, E2eReport.readRuns(Path.of(options.get("report-only"))), "");
             return;
         }
         Path icebergPlugin = Path.of(options.getOrDefault("iceberg-plugin",
@@ -107,6 +107,13 @@ public final class EndToEndBenchmark {
         // a fresh stack runs its first configuration slower (the broker's and HDFS's code not compiled yet, caches
         // cold): that first run is made once more before round 1 and not counted
         int warmups = Integer.parseInt(options.getOrDefault("warmup-runs", "1"));
+        // 0: each run's clock starts on a fresh worker JVM, so that the run pays for compiling the code it runs;
+        // above 0: the worker first lands a topic of this share of the records with a connector of the run's own
+        // configuration, deleted before the measured one is deployed, as on a worker that has been running a while
+        double warmShare = Double.parseDouble(options.getOrDefault("warm-worker", "0"));
+        // how often the clock asks the metastore whether every record landed: each ask is a metastore call, which
+        // costs the metastore CPU that the sinks share; the clock stops up to this late
+        long watchMs = Long.parseLong(options.getOrDefault("watch-ms", "100"));
         long metastoreDelayMs = Long.parseLong(options.getOrDefault("metastore-delay-ms", "0"));
         // a fixed order lets a drift of the stack over a run (files, tables and metastore rows pile up, the broker's
         // page cache fills) land on the same configurations every round; shuffled, it spreads over all of them
@@ -114,10 +121,12 @@ public final class EndToEndBenchmark {
         long seed = Long.parseLong(options.getOrDefault("seed", Long.toString(System.nanoTime() % 100_000)));
 
         System.out.printf(Locale.ROOT, "End-to-end benchmark: %d configurations x %d rounds, %s; worker %s %s; "
-                + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s, %d ms added to each call%n",
+                + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s, %d ms added to each call; "
+                + "%s; clock polled every %d ms%n",
                 configurations.size(), rounds, shuffled ? "each round in its own order (--seed " + seed + ")"
                         : "in a fixed order", heap, workerProps, interval, icebergCommit, metastoreRelease,
-                metastoreDelayMs);
+                metastoreDelayMs, warmShare > 0 ? "workers warmed with " + warmShare + " of the records first"
+                        : "fresh workers", watchMs);
         Path runsCsv = out.resolve("runs.csv");
         Files.writeString(runsCsv, E2eReport.RUN_HEADER + "\n", StandardCharsets.UTF_8);
         List<Measurement> measurements = new ArrayList<>();
@@ -126,6 +135,7 @@ public final class EndToEndBenchmark {
                 DelayingProxy delayed = metastoreDelayMs > 0
                         ? DelayingProxy.start(stack.metastore().uri(), metastoreDelayMs) : null) {
             Map<DataSet, LoadedTopic> topics = new LinkedHashMap<>();
+            Map<DataSet, LoadedTopic> warmTopics = new LinkedHashMap<>();
             try (Admin admin = stack.kafka().createAdminClient()) {
                 for (DataSet set : sets) {
                     int records = (int) Math.max(1, (set == DataSet.STOCKQUOTE ? 1_000_000 : 250_000) * scale);
@@ -136,15 +146,23 @@ public final class EndToEndBenchmark {
                     System.out.printf(Locale.ROOT, "Loaded %s: %,d records, %.1f MB of values, %d partitions, in "
                             + "%.1f s%n", topic.topic(), records, topic.valueBytes() / 1e6, partitions,
                             (System.nanoTime() - started) / 1e9);
+                    if (warmShare > 0) {
+                        int warmRecords = (int) Math.max(1, records * warmShare);
+                        warmTopics.put(set, TopicLoader.load(admin, stack.kafka().bootstrapServers(), registry, set,
+                                warmRecords, partitions, topic.topic() + "_warm"));
+                        System.out.printf(Locale.ROOT, "Loaded %s_warm: %,d records%n", topic.topic(), warmRecords);
+                    }
                 }
             }
             Path plugins = BenchPlugins.assemble(work.resolve("bench-plugins"), icebergPlugin);
             E2eRun.Settings settings = new E2eRun.Settings(stack, plugins, registry.url(), heap, workerProps,
-                    interval, icebergCommit, timeout, delayed != null ? delayed.uri() : stack.metastore().uri());
+                    interval, icebergCommit, timeout, delayed != null ? delayed.uri() : stack.metastore().uri(),
+                    watchMs);
             int id = 0;
             for (int w = 0; w < warmups && !configurations.isEmpty(); w++) {
                 E2eConfiguration first = configurations.get(0);
-                Measurement m = E2eRun.run(settings, topics.get(first.set()), first, 0, ++id);
+                Measurement m = E2eRun.run(settings, topics.get(first.set()), warmTopics.get(first.set()), first, 0,
+                        ++id);
                 System.out.printf(Locale.ROOT, "warm-up  %-70s %6.2f s  %,9.0f records/s (not counted)%n",
                         first.label(), m.seconds(), m.recordsPerSecond());
             }
@@ -156,8 +174,8 @@ public final class EndToEndBenchmark {
                 for (E2eConfiguration configuration : order) {
                     id++;
                     try {
-                        Measurement m = E2eRun.run(settings, topics.get(configuration.set()), configuration, round,
-                                id);
+                        Measurement m = E2eRun.run(settings, topics.get(configuration.set()),
+                                warmTopics.get(configuration.set()), configuration, round, id);
                         measurements.add(m);
                         Files.writeString(runsCsv, E2eReport.runRow(m) + "\n", StandardCharsets.UTF_8,
                                 StandardOpenOption.APPEND);
@@ -174,12 +192,14 @@ public final class EndToEndBenchmark {
                 }
             }
         }
-        report(root, out, measurements);
+        report(root, out, measurements, warmShare > 0 ? "Each worker first landed " + warmShare + " of the "
+                + "records with a connector of the run's configuration, deleted before the clock started.\n\n" : "");
     }
 
-    private static void report(Path root, Path out, List<Measurement> measurements) throws Exception {
+    private static void report(Path root, Path out, List<Measurement> measurements, String preamble)
+            throws Exception {
         E2eReport report = new E2eReport(measurements);
-        String table = report.table() + "\n" + report.cpuTable();
+        String table = preamble + report.table() + "\n" + report.cpuTable();
         System.out.println();
         System.out.println(table);
         Files.writeString(out.resolve("summary.md"), table, StandardCharsets.UTF_8);

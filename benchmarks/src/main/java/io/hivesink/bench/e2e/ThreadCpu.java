@@ -119,6 +119,16 @@ final class ThreadCpu {
         return Long.parseLong(after[11]) + Long.parseLong(after[12]);
     }
 
+    /** CPU seconds a whole process has used so far (its {@code /proc/<pid>/stat}); NaN where there is none. */
+    static double processSeconds(long pid) {
+        try {
+            return cpuTicks(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat")))
+                    / TICKS_PER_SECOND;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
     /** The split of {@code totalSeconds}, the process's CPU time over the same span, after a last sample. */
     synchronized CpuSplit split(double totalSeconds) throws IOException {
         sample();

@@ -40,7 +40,12 @@ final class TopicLoader {
 
     static LoadedTopic load(Admin admin, String bootstrap, RegistryStandIn registry, DataSet set, int records,
             int partitions) throws Exception {
-        String topic = "e2e_" + set.name().toLowerCase(java.util.Locale.ROOT);
+        return load(admin, bootstrap, registry, set, records, partitions,
+                "e2e_" + set.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    static LoadedTopic load(Admin admin, String bootstrap, RegistryStandIn registry, DataSet set, int records,
+            int partitions, String topic) throws Exception {
         admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
         org.apache.avro.Schema avro = BenchData.avroSchema(set);
         int schemaId = registry.register(topic + "-value", avro.toString());

@@ -56,6 +56,21 @@ class ThreadCpuTest {
     }
 
     @Test
+    void aProcessesCpuGrowsAsItWorksAndAProcessThatIsGoneHasNone() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ThreadCpu.available(), "Linux's /proc");
+        long self = ProcessHandle.current().pid();
+        double before = ThreadCpu.processSeconds(self);
+        long sum = 0;
+        long until = System.nanoTime() + 300_000_000L; // 30 ticks of work: the counter moves by whole ticks
+        while (System.nanoTime() < until) {
+            sum += Long.numberOfTrailingZeros(sum + until);
+        }
+        double after = ThreadCpu.processSeconds(self);
+        assertTrue(after > before, before + " then " + after + " (" + sum + ")");
+        assertTrue(Double.isNaN(ThreadCpu.processSeconds(Long.MAX_VALUE)));
+    }
+
+    @Test
     void aLiveThreadIsReadWithItsNameAndAnEndedOneKeepsItsLastSample() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(ThreadCpu.available(), "Linux's /proc");
         ThreadCpu cpu = new ThreadCpu(ProcessHandle.current().pid());

@@ -55,6 +55,23 @@ public final class ConnectRest {
         }
     }
 
+    /** Deletes a connector and waits until the worker no longer lists it (its tasks are stopped by then). */
+    public void deleteConnector(String name, Duration timeout) throws IOException, InterruptedException {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name))
+                .DELETE());
+        if (response.statusCode() / 100 != 2 && response.statusCode() != 404) {
+            throw new IOException("DELETE connector " + name + ": " + response.statusCode() + " " + response.body());
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (status(name) != null) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("connector " + name + " still listed " + timeout.toSeconds()
+                        + " s after its DELETE");
+            }
+            Thread.sleep(100);
+        }
+    }
+
     /** {@code GET /}: the worker's Kafka version. */
     public String workerVersion() throws IOException {
         HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl)).GET());

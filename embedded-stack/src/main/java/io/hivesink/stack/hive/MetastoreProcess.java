@@ -335,6 +335,11 @@ public final class MetastoreProcess implements AutoCloseable {
         return jvm.isAlive();
     }
 
+    /** The child JVM's process id (a restart gives a new one). */
+    public long pid() {
+        return jvm.pid();
+    }
+
     /** Closes the child's stdin (it exits), waits up to 10 s, then kills it. */
     @Override
     public void close() {
