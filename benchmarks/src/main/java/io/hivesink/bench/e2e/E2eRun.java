@@ -22,7 +22,7 @@ import io.hivesink.stack.connect.ConnectRelease;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
 
 /**
- * One run of one configuration: a fresh worker JVM (warmed, if asked, by a connector of the same configuration that
+ * One run of one configuration: a fresh worker JVM (primed, if asked, by a connector of the same configuration that
  * lands a smaller topic first), the connector deployed through REST, the clock stopped when the metastore holds every
  * record, the worker's CPU and heap read over JMX, the run's files then deleted.
  */
@@ -61,9 +61,9 @@ final class E2eRun {
     }
 
     /**
-     * @param warm null: the clock starts on a fresh worker JVM; otherwise a connector of the same configuration first
-     *     lands this topic on the same worker, and is deleted, before the measured one is deployed (a worker that has
-     *     run such a connector before, its code compiled, as a long-running worker's is)
+     * @param warm null: the clock starts on a fresh worker JVM; otherwise a priming connector of the same configuration
+     *     first lands this topic on the same worker, and is deleted, before the measured one is deployed (a worker
+     *     that has run such a connector before, its code compiled, as a long-running worker's is)
      */
     static Measurement run(Settings settings, LoadedTopic topic, LoadedTopic warm, E2eConfiguration configuration,
             int round, int id) throws Exception {
@@ -78,12 +78,12 @@ final class E2eRun {
                         settings.workerHeap(), "INFO")) {
             FileSystem fs = stack.fileSystem();
             if (warm != null) {
-                Deployment warmUp = deployment(settings, configuration, warm, name + "_warm", metastore, fs);
+                Deployment priming = deployment(settings, configuration, warm, name + "_warm", metastore, fs);
                 long start = System.nanoTime();
-                worker.rest().putConnector(warmUp.name(), warmUp.config());
-                awaitComplete(settings, worker, warmUp, configuration, start);
-                worker.rest().deleteConnector(warmUp.name(), Duration.ofMinutes(2));
-                fs.delete(new org.apache.hadoop.fs.Path(warmUp.warehouse()), true);
+                worker.rest().putConnector(priming.name(), priming.config());
+                awaitComplete(settings, worker, priming, configuration, start);
+                worker.rest().deleteConnector(priming.name(), Duration.ofMinutes(2));
+                fs.delete(new org.apache.hadoop.fs.Path(priming.warehouse()), true);
             }
             Deployment measured = deployment(settings, configuration, topic, name, metastore, fs);
             double seconds;

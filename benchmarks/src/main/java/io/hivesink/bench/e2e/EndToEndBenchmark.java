@@ -108,12 +108,16 @@ public final class EndToEndBenchmark {
         // cold): that first run is made once more before round 1 and not counted
         int warmups = Integer.parseInt(options.getOrDefault("warmup-runs", "1"));
         // 0: each run's clock starts on a fresh worker JVM, so that the run pays for compiling the code it runs;
-        // above 0: the worker first lands a topic of this share of the records with a connector of the run's own
-        // configuration, deleted before the measured one is deployed, as on a worker that has been running a while
+        // above 0: the worker is primed first, landing a topic of this share of the records with a connector of the
+        // run's own configuration, deleted before the measured one is deployed, as on a worker that has run a while
         double warmShare = Double.parseDouble(options.getOrDefault("warm-worker", "0"));
         // how often the clock asks the metastore whether every record landed: each ask is a metastore call, which
         // costs the metastore CPU that the sinks share; the clock stops up to this late
         long watchMs = Long.parseLong(options.getOrDefault("watch-ms", "100"));
+        if (watchMs < 1) {
+            throw new IllegalArgumentException("--watch-ms must be 1 or more (it was " + watchMs + "): 0 would ask "
+                    + "the metastore without a pause, taking CPU from the sinks being measured");
+        }
         long metastoreDelayMs = Long.parseLong(options.getOrDefault("metastore-delay-ms", "0"));
         // a fixed order lets a drift of the stack over a run (files, tables and metastore rows pile up, the broker's
         // page cache fills) land on the same configurations every round; shuffled, it spreads over all of them

@@ -56,7 +56,7 @@ class ThreadCpuTest {
     }
 
     @Test
-    void aProcessesCpuGrowsAsItWorksAndAProcessThatIsGoneHasNone() {
+    void theCpuOfAProcessGrowsAsItWorksAndOfAProcessThatIsGoneIsNone() {
         org.junit.jupiter.api.Assumptions.assumeTrue(ThreadCpu.available(), "Linux's /proc");
         long self = ProcessHandle.current().pid();
         double before = ThreadCpu.processSeconds(self);

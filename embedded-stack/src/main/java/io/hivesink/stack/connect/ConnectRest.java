@@ -55,14 +55,25 @@ public final class ConnectRest {
         }
     }
 
-    /** Deletes a connector and waits until the worker no longer lists it (its tasks are stopped by then). */
+    /**
+     * Deletes a connector, retried while the worker's group rebalances (409), and waits until the worker no longer
+     * lists it: by then its tasks were asked to stop (one that overruns the worker's task shutdown timeout is left
+     * to end on its own).
+     */
     public void deleteConnector(String name, Duration timeout) throws IOException, InterruptedException {
-        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name))
-                .DELETE());
-        if (response.statusCode() / 100 != 2 && response.statusCode() != 404) {
-            throw new IOException("DELETE connector " + name + ": " + response.statusCode() + " " + response.body());
-        }
         long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name))
+                    .DELETE());
+            if (response.statusCode() / 100 == 2 || response.statusCode() == 404) {
+                break;
+            }
+            if (response.statusCode() != 409 || System.nanoTime() > deadline) {
+                throw new IOException("DELETE connector " + name + ": " + response.statusCode() + " "
+                        + response.body());
+            }
+            Thread.sleep(500);
+        }
         while (status(name) != null) {
             if (System.nanoTime() > deadline) {
                 throw new IOException("connector " + name + " still listed " + timeout.toSeconds()
