@@ -93,10 +93,7 @@ final class E2eRun {
             double stall;
             double commitMs;
             ThreadCpu.CpuSplit split;
-            try (WorkerProbe probe = new WorkerProbe(worker.jmx(), worker.pid())) {
-                long metastorePid = stack.metastore().pid();
-                double metastoreCpu = ThreadCpu.processSeconds(metastorePid);
-                double stackCpu = ThreadCpu.processSeconds(ProcessHandle.current().pid());
+            try (WorkerProbe probe = new WorkerProbe(worker.jmx(), worker.pid(), stack.metastore().pid())) {
                 long start = System.nanoTime();
                 worker.rest().putConnector(name, measured.config());
                 awaitComplete(settings, worker, measured, configuration, start);
@@ -104,11 +101,7 @@ final class E2eRun {
                 split = probe.cpuSplit();
                 cpu = split.total();
                 System.out.printf(Locale.ROOT, "  %s busiest threads: %s%n", name, probe.busiestThreads(6));
-                // the rest of the machine: this JVM (the broker, HDFS, the benchmark's watch and probe) and the
-                // metastore, which the sinks' and the watch's calls keep busy
-                System.out.printf(Locale.ROOT, "  %s CPU outside the worker: broker, HDFS and benchmark %.1f s, "
-                        + "metastore %.1f s%n", name, ThreadCpu.processSeconds(ProcessHandle.current().pid())
-                                - stackCpu, ThreadCpu.processSeconds(metastorePid) - metastoreCpu);
+                System.out.printf(Locale.ROOT, "  %s CPU outside the worker: %s%n", name, probe.outsideTheWorker());
                 busy = probe.machineBusy();
                 peakHeap = probe.peakHeapBytes();
                 stall = configuration.sink() == Sink.HIVE_SINK ? probe.closeStallSeconds(name) : Double.NaN;

@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import javax.management.AttributeNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanServerConnection;
@@ -25,6 +26,9 @@ final class WorkerProbe implements AutoCloseable {
     private final long cpuAtStart;
     private final ThreadCpu threadCpu;
     private final long[] machineAtStart = machineTicks();
+    private final long metastorePid;
+    private final double metastoreCpuAtStart;
+    private final double ownCpuAtStart = ThreadCpu.processSeconds(ProcessHandle.current().pid());
     private final Thread sampler;
     private volatile long peakHeap;
     private volatile boolean running = true;
@@ -32,9 +36,12 @@ final class WorkerProbe implements AutoCloseable {
     /**
      * @param jmx the worker's JMX connection
      * @param pid the worker's process id, for its threads' CPU times (see {@link ThreadCpu})
+     * @param metastorePid the metastore's process id, for {@link #outsideTheWorker()}
      */
-    WorkerProbe(MBeanServerConnection jmx, long pid) throws IOException {
+    WorkerProbe(MBeanServerConnection jmx, long pid, long metastorePid) throws IOException {
         this.jmx = jmx;
+        this.metastorePid = metastorePid;
+        this.metastoreCpuAtStart = ThreadCpu.processSeconds(metastorePid);
         os = ManagementFactory.newPlatformMXBeanProxy(jmx, ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
                 OperatingSystemMXBean.class);
         memory = ManagementFactory.newPlatformMXBeanProxy(jmx, ManagementFactory.MEMORY_MXBEAN_NAME,
@@ -76,6 +83,16 @@ final class WorkerProbe implements AutoCloseable {
     /** The threads that used the most CPU since the probe started, for the run's log line. */
     String busiestThreads(int count) {
         return threadCpu == null ? "(not on Linux: no per-thread CPU)" : threadCpu.busiest(count);
+    }
+
+    /**
+     * The CPU the rest of the machine used since the probe started, for the run's log line: this JVM (the broker,
+     * HDFS, the benchmark's clock and probe) and the metastore, which the sinks' and the clock's calls keep busy.
+     */
+    String outsideTheWorker() {
+        return String.format(Locale.ROOT, "broker, HDFS and benchmark %.1f s, metastore %.1f s",
+                ThreadCpu.processSeconds(ProcessHandle.current().pid()) - ownCpuAtStart,
+                ThreadCpu.processSeconds(metastorePid) - metastoreCpuAtStart);
     }
 
     /**

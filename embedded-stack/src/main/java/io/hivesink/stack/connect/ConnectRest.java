@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -40,16 +41,21 @@ public final class ConnectRest {
     /** Creates or updates a connector; retried while the worker's group is still forming (409). */
     public void putConnector(String name, Map<String, String> config) throws IOException, InterruptedException {
         String body = JSON.writeValueAsString(config);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        HttpResponse<String> response = sendWhileRebalancing(() -> HttpRequest.newBuilder(URI.create(baseUrl
+                + "connectors/" + name + "/config")).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body)), System.nanoTime() + Duration.ofSeconds(60).toNanos());
+        if (response.statusCode() != 200 && response.statusCode() != 201) {
+            throw new IOException("PUT connector " + name + ": " + response.statusCode() + " " + response.body());
+        }
+    }
+
+    /** Sends a request again while the worker answers 409 (its group is forming or rebalancing), until a deadline. */
+    private HttpResponse<String> sendWhileRebalancing(Supplier<HttpRequest.Builder> request, long deadlineNanos)
+            throws IOException, InterruptedException {
         while (true) {
-            HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name
-                    + "/config")).header("Content-Type", "application/json")
-                    .PUT(HttpRequest.BodyPublishers.ofString(body)));
-            if (response.statusCode() == 200 || response.statusCode() == 201) {
-                return;
-            }
-            if (response.statusCode() != 409 || System.nanoTime() > deadline) {
-                throw new IOException("PUT connector " + name + ": " + response.statusCode() + " " + response.body());
+            HttpResponse<String> response = send(request.get());
+            if (response.statusCode() != 409 || System.nanoTime() > deadlineNanos) {
+                return response;
             }
             Thread.sleep(500);
         }
@@ -62,17 +68,10 @@ public final class ConnectRest {
      */
     public void deleteConnector(String name, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(baseUrl + "connectors/" + name))
-                    .DELETE());
-            if (response.statusCode() / 100 == 2 || response.statusCode() == 404) {
-                break;
-            }
-            if (response.statusCode() != 409 || System.nanoTime() > deadline) {
-                throw new IOException("DELETE connector " + name + ": " + response.statusCode() + " "
-                        + response.body());
-            }
-            Thread.sleep(500);
+        HttpResponse<String> response = sendWhileRebalancing(() -> HttpRequest.newBuilder(URI.create(baseUrl
+                + "connectors/" + name)).DELETE(), deadline);
+        if (response.statusCode() / 100 != 2 && response.statusCode() != 404) {
+            throw new IOException("DELETE connector " + name + ": " + response.statusCode() + " " + response.body());
         }
         while (status(name) != null) {
             if (System.nanoTime() > deadline) {
