@@ -17,7 +17,9 @@ import io.hivesink.bench.WriterBenchmark;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
+import io.hivesink.bench.e2e.E2eRun.Conditions;
 import io.hivesink.bench.e2e.E2eRun.Measurement;
+import io.hivesink.bench.e2e.E2eRun.Outside;
 import io.hivesink.bench.e2e.ThreadCpu.CpuSplit;
 
 /**
@@ -29,7 +31,8 @@ final class E2eReport {
 
     static final String RUN_HEADER = "sink,dataset,input,tasks,batch_records,mode,round,records,seconds,"
             + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s,commit_ms,"
-            + "cpu_task_s,cpu_sink_s,cpu_hdfs_s,cpu_jit_s,cpu_gc_s";
+            + "cpu_task_s,cpu_sink_s,cpu_hdfs_s,cpu_jit_s,cpu_gc_s,warm_share,watch_ms,codec,cpu_outside_s,"
+            + "cpu_metastore_s";
     /** The columns every runs.csv this benchmark wrote has; later columns may be missing and read as unknown. */
     private static final String FIRST_COLUMNS = RUN_HEADER.substring(0, RUN_HEADER.indexOf(",commit_ms"));
     static final String SUMMARY_HEADER = "sink,dataset,input,tasks,batch_records,mode,rounds,median_records_per_s,"
@@ -49,11 +52,14 @@ final class E2eReport {
         E2eConfiguration c = m.configuration();
         CpuSplit split = m.cpuSplit();
         return String.format(Locale.ROOT,
-                "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f",
+                "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%d,"
+                        + "%s,%.3f,%.3f",
                 c.sink().label, c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(),
                 m.records(), m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
                 m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(), m.closeStallSeconds(),
-                m.commitMs(), split.task(), split.sink(), split.hdfs(), split.jit(), split.gc());
+                m.commitMs(), split.task(), split.sink(), split.hdfs(), split.jit(), split.gc(),
+                m.conditions().warmShare(), m.conditions().watchMs(), m.conditions().codec(),
+                m.outside().benchmarkJvmSeconds(), m.outside().metastoreSeconds());
     }
 
     /** The runs of a {@code runs.csv} this benchmark wrote, to report again without running. */
@@ -79,10 +85,16 @@ final class E2eReport {
             CpuSplit split = f.length > 22 ? new CpuSplit(Double.parseDouble(f[18]), Double.parseDouble(f[19]),
                     Double.parseDouble(f[20]), Double.parseDouble(f[21]), Double.parseDouble(f[22]), cpu)
                     : CpuSplit.unsplit(cpu);
+            boolean conditionsKept = f.length > 27;
+            Conditions conditions = conditionsKept ? new Conditions(Double.parseDouble(f[23]),
+                    Long.parseLong(f[24]), f[25]) : Conditions.UNKNOWN;
+            Outside outside = conditionsKept ? new Outside(Double.parseDouble(f[26]), Double.parseDouble(f[27]))
+                    : Outside.UNKNOWN;
             runs.add(new Measurement(c, Integer.parseInt(f[6]), seconds, records,
                     Math.round(Double.parseDouble(f[10]) * 1e6 * seconds), cpu, Double.parseDouble(f[12]),
                     Long.parseLong(f[13]) << 20, Long.parseLong(f[14]), Long.parseLong(f[15]),
-                    Double.parseDouble(f[16]), f.length > 17 ? Double.parseDouble(f[17]) : Double.NaN, split));
+                    Double.parseDouble(f[16]), f.length > 17 ? Double.parseDouble(f[17]) : Double.NaN, split,
+                    conditions, outside));
         }
         return runs;
     }
@@ -108,6 +120,14 @@ final class E2eReport {
                 median(runs, m -> m.perMillion(CpuSplit::jit)), median(runs, m -> m.perMillion(CpuSplit::gc)),
                 median(runs, m -> m.perMillion(CpuSplit::rest)))));
         Files.writeString(csv, out, StandardCharsets.UTF_8);
+    }
+
+    /** What the runs ran under, one line for each set of conditions among them, as a preamble to the tables. */
+    String conditions() {
+        StringBuilder out = new StringBuilder();
+        byConfiguration.values().stream().flatMap(List::stream).map(Measurement::conditions).distinct()
+                .forEach(c -> out.append("Runs: ").append(c.describe()).append(".\n"));
+        return out.append('\n').toString();
     }
 
     /** The Markdown table of medians and paired ratios, as docs/benchmarks.md shows it. */
@@ -144,26 +164,37 @@ final class E2eReport {
     String cpuTable() {
         StringBuilder out = new StringBuilder();
         out.append("| configuration | worker CPU s per M records | Connect's task threads | the sink's own threads "
-                + "| HDFS client | JIT compiler | garbage collector | rest |\n");
-        out.append("|---|---|---|---|---|---|---|---|\n");
+                + "| HDFS client | JIT compiler | garbage collector | rest | outside: broker, HDFS, benchmark "
+                + "| outside: metastore |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|\n");
         byConfiguration.forEach((c, runs) -> {
             if (runs.stream().anyMatch(m -> Double.isNaN(m.cpuSplit().task()))) {
                 return;
             }
-            out.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
+            out.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |%n",
                     c.label(),
                     median(runs, Measurement::cpuSecondsPerMillion), median(runs, m -> m.perMillion(CpuSplit::task)),
                     median(runs, m -> m.perMillion(CpuSplit::sink)), median(runs, m -> m.perMillion(CpuSplit::hdfs)),
                     median(runs, m -> m.perMillion(CpuSplit::jit)), median(runs, m -> m.perMillion(CpuSplit::gc)),
-                    median(runs, m -> m.perMillion(CpuSplit::rest))));
+                    median(runs, m -> m.perMillion(CpuSplit::rest)),
+                    perMillionOrBlank(runs, o -> o.benchmarkJvmSeconds()),
+                    perMillionOrBlank(runs, o -> o.metastoreSeconds())));
         });
         out.append("\nConnect's task threads run the consumer, the converter and the sink's put(); the sink's own "
                 + "threads are hive-sink's encoding pools and commit threads, or Iceberg's committer and workers; "
                 + "the HDFS client's threads stream the files (the writing thread's checksums count where it runs); "
                 + "rest is the worker's other threads and what threads that ended used after their last sample "
                 + "(100 ms apart). CPU seconds per million records, medians over rounds, from each thread's CPU time "
-                + "in Linux's /proc.\n");
+                + "in Linux's /proc. Outside: the CPU of the processes beside the worker on the same cores, this "
+                + "benchmark's JVM (the broker, HDFS, the clock) and the metastore, per million records; blank where "
+                + "not recorded.\n");
         return out.toString();
+    }
+
+    /** A part of the CPU outside the worker per million records, median over rounds; blank if not recorded. */
+    private static String perMillionOrBlank(List<Measurement> runs, ToDoubleFunction<Outside> part) {
+        double value = median(runs, m -> part.applyAsDouble(m.outside()) / (m.records() / 1e6));
+        return Double.isNaN(value) ? "" : String.format(Locale.ROOT, "%.2f", value);
     }
 
     /** The median seconds the tasks stood still at batch closes, with the median share of their run time. */

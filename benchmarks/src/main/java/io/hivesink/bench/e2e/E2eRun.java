@@ -1,5 +1,7 @@
 package io.hivesink.bench.e2e;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -31,7 +33,8 @@ final class E2eRun {
     /** What one run measured. */
     record Measurement(E2eConfiguration configuration, int round, double seconds, long records, long valueBytes,
             double cpuSeconds, double machineBusy, long peakHeapBytes, long files, long commits,
-            double closeStallSeconds, double commitMs, ThreadCpu.CpuSplit cpuSplit) {
+            double closeStallSeconds, double commitMs, ThreadCpu.CpuSplit cpuSplit, Conditions conditions,
+            Outside outside) {
 
         double recordsPerSecond() {
             return records / seconds;
@@ -51,10 +54,54 @@ final class E2eRun {
         }
     }
 
+    /**
+     * What an invocation ran every configuration under, kept with each run so that a report made again from runs.csv
+     * says it too: the share of the records that primed each worker (0: fresh workers), how often the clock asked the
+     * metastore, and the files' codec (both sinks, at the same level).
+     */
+    record Conditions(double warmShare, long watchMs, String codec) {
+
+        static final Conditions UNKNOWN = new Conditions(Double.NaN, -1, "");
+
+        String describe() {
+            if (this.equals(UNKNOWN)) {
+                return "(not recorded: a runs.csv from before these were kept)";
+            }
+            return String.format(Locale.ROOT, "%s; the clock asked the metastore every %d ms; codec %s",
+                    warmShare > 0 ? "each worker first landed " + warmShare + " of the records with a connector of "
+                            + "the run's configuration, deleted before the clock started" : "fresh workers",
+                    watchMs, codec);
+        }
+    }
+
+    /**
+     * The CPU seconds the processes outside the worker used during a run: this JVM (the broker, HDFS, the benchmark's
+     * clock and probe) and the metastore. NaN where not measured.
+     */
+    record Outside(double benchmarkJvmSeconds, double metastoreSeconds) {
+
+        static final Outside UNKNOWN = new Outside(Double.NaN, Double.NaN);
+    }
+
     /** The settings every run of a benchmark shares. */
     record Settings(FailoverStack stack, Path benchPlugins, String registryUrl, List<String> workerHeap,
             Map<String, String> workerProps, long batchIntervalMs, long icebergCommitMs, Duration timeout,
-            String sinkMetastoreUri, long watchMs) {
+            String sinkMetastoreUri, Conditions conditions) {
+    }
+
+    /** Each codec's level, for both sinks alike (the codecs' own defaults). */
+    private static final Map<String, Integer> CODEC_LEVELS = Map.of("deflate", 6, "zstandard", 3);
+    /** Iceberg's names for the Avro codecs hive-sink's avro.codec takes. */
+    private static final Map<String, String> ICEBERG_CODECS = Map.of("null", "uncompressed", "snappy", "snappy",
+            "deflate", "gzip", "zstandard", "zstd");
+
+    /** Refuses a codec both sinks cannot write alike, naming those they can. */
+    static String checkedCodec(String codec) {
+        if (!ICEBERG_CODECS.containsKey(codec)) {
+            throw new IllegalArgumentException("--codec " + codec + " is not one both sinks write: use one of "
+                    + new java.util.TreeSet<>(ICEBERG_CODECS.keySet()));
+        }
+        return codec;
     }
 
     private E2eRun() {
@@ -84,6 +131,9 @@ final class E2eRun {
                 awaitComplete(settings, worker, priming, configuration, start);
                 worker.rest().deleteConnector(priming.name(), Duration.ofMinutes(2));
                 fs.delete(new org.apache.hadoop.fs.Path(priming.warehouse()), true);
+                // the priming connector's garbage is collected now, not on the measured run's clock
+                ManagementFactory.newPlatformMXBeanProxy(worker.jmx(), ManagementFactory.MEMORY_MXBEAN_NAME,
+                        MemoryMXBean.class).gc();
             }
             Deployment measured = deployment(settings, configuration, topic, name, metastore, fs);
             double seconds;
@@ -93,6 +143,7 @@ final class E2eRun {
             double stall;
             double commitMs;
             ThreadCpu.CpuSplit split;
+            Outside outside;
             try (WorkerProbe probe = new WorkerProbe(worker.jmx(), worker.pid(), stack.metastore().pid())) {
                 long start = System.nanoTime();
                 worker.rest().putConnector(name, measured.config());
@@ -101,7 +152,9 @@ final class E2eRun {
                 split = probe.cpuSplit();
                 cpu = split.total();
                 System.out.printf(Locale.ROOT, "  %s busiest threads: %s%n", name, probe.busiestThreads(6));
-                System.out.printf(Locale.ROOT, "  %s CPU outside the worker: %s%n", name, probe.outsideTheWorker());
+                outside = probe.outsideTheWorker();
+                System.out.printf(Locale.ROOT, "  %s CPU outside the worker: broker, HDFS and benchmark %.1f s, "
+                        + "metastore %.1f s%n", name, outside.benchmarkJvmSeconds(), outside.metastoreSeconds());
                 busy = probe.machineBusy();
                 peakHeap = probe.peakHeapBytes();
                 stall = configuration.sink() == Sink.HIVE_SINK ? probe.closeStallSeconds(name) : Double.NaN;
@@ -113,7 +166,7 @@ final class E2eRun {
                     : ((CommitWatch.IcebergSnapshot) watch).snapshots();
             fs.delete(new org.apache.hadoop.fs.Path(measured.warehouse()), true);
             return new Measurement(configuration, round, seconds, topic.records(), topic.valueBytes(), cpu, busy,
-                    peakHeap, files, commits, stall, commitMs, split);
+                    peakHeap, files, commits, stall, commitMs, split, settings.conditions(), outside);
         }
     }
 
@@ -160,7 +213,7 @@ final class E2eRun {
                 failIfATaskFailed(worker, deployment.name());
                 nextStatus = now + 2_000_000_000L;
             }
-            Thread.sleep(settings.watchMs());
+            Thread.sleep(settings.conditions().watchMs());
         }
     }
 
@@ -192,6 +245,11 @@ final class E2eRun {
         config.put("batch.max.interval.ms", Long.toString(settings.batchIntervalMs()));
         config.put("batch.pipelined", Boolean.toString(configuration.mode() != Mode.SERIAL));
         config.put("avro.compress.early", Boolean.toString(configuration.mode() != Mode.AT_CLOSE));
+        String codec = settings.conditions().codec();
+        config.put("avro.codec", codec);
+        if (CODEC_LEVELS.containsKey(codec)) {
+            config.put("avro.codec.level", CODEC_LEVELS.get(codec).toString());
+        }
         if (configuration.input() == Input.PASSTHROUGH) {
             config.put("input.format", "confluent-avro");
             config.put("schema.registry.url", settings.registryUrl());
@@ -215,9 +273,14 @@ final class E2eRun {
         config.put("iceberg.hadoop.fs.defaultFS", stack.hdfsUri());
         config.put("iceberg.control.topic", "control_" + name);
         config.put("iceberg.control.commit.interval-ms", Long.toString(settings.icebergCommitMs()));
-        // the same files as hive-sink writes: Avro, snappy
+        // the same files as hive-sink writes: Avro, the same codec at the same level
         config.put("iceberg.tables.auto-create-props.write.format.default", "avro");
-        config.put("iceberg.tables.auto-create-props.write.avro.compression-codec", "snappy");
+        String codec = settings.conditions().codec();
+        config.put("iceberg.tables.auto-create-props.write.avro.compression-codec", ICEBERG_CODECS.get(codec));
+        if (CODEC_LEVELS.containsKey(codec)) {
+            config.put("iceberg.tables.auto-create-props.write.avro.compression-level",
+                    CODEC_LEVELS.get(codec).toString());
+        }
         structConverter(settings, config);
         return config;
     }

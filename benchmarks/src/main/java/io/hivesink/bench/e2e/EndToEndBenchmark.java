@@ -65,7 +65,7 @@ public final class EndToEndBenchmark {
         Path work = Path.of(options.getOrDefault("work", root.resolve("benchmarks/target/e2e-work").toString()));
         if (options.containsKey("report-only")) {
             // the figures and plot again from a runs.csv, say of a run that was stopped before its last round
-            report(root, out, E2eReport.readRuns(Path.of(options.get("report-only"))), "");
+            report(root, out, E2eReport.readRuns(Path.of(options.get("report-only"))));
             return;
         }
         Path icebergPlugin = Path.of(options.getOrDefault("iceberg-plugin",
@@ -118,6 +118,10 @@ public final class EndToEndBenchmark {
             throw new IllegalArgumentException("--watch-ms must be 1 or more (it was " + watchMs + "): 0 would ask "
                     + "the metastore without a pause, taking CPU from the sinks being measured");
         }
+        // the files' codec, for both sinks at the same level: snappy by default (hive-sink's default; every run before
+        // the codec could be chosen used it)
+        String codec = E2eRun.checkedCodec(options.getOrDefault("codec", "snappy"));
+        E2eRun.Conditions conditions = new E2eRun.Conditions(warmShare, watchMs, codec);
         long metastoreDelayMs = Long.parseLong(options.getOrDefault("metastore-delay-ms", "0"));
         // a fixed order lets a drift of the stack over a run (files, tables and metastore rows pile up, the broker's
         // page cache fills) land on the same configurations every round; shuffled, it spreads over all of them
@@ -126,11 +130,10 @@ public final class EndToEndBenchmark {
 
         System.out.printf(Locale.ROOT, "End-to-end benchmark: %d configurations x %d rounds, %s; worker %s %s; "
                 + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s, %d ms added to each call; "
-                + "%s; clock polled every %d ms%n",
+                + "%s%n",
                 configurations.size(), rounds, shuffled ? "each round in its own order (--seed " + seed + ")"
                         : "in a fixed order", heap, workerProps, interval, icebergCommit, metastoreRelease,
-                metastoreDelayMs, warmShare > 0 ? "workers warmed with " + warmShare + " of the records first"
-                        : "fresh workers", watchMs);
+                metastoreDelayMs, conditions.describe());
         Path runsCsv = out.resolve("runs.csv");
         Files.writeString(runsCsv, E2eReport.RUN_HEADER + "\n", StandardCharsets.UTF_8);
         List<Measurement> measurements = new ArrayList<>();
@@ -161,7 +164,7 @@ public final class EndToEndBenchmark {
             Path plugins = BenchPlugins.assemble(work.resolve("bench-plugins"), icebergPlugin);
             E2eRun.Settings settings = new E2eRun.Settings(stack, plugins, registry.url(), heap, workerProps,
                     interval, icebergCommit, timeout, delayed != null ? delayed.uri() : stack.metastore().uri(),
-                    watchMs);
+                    conditions);
             int id = 0;
             for (int w = 0; w < warmups && !configurations.isEmpty(); w++) {
                 E2eConfiguration first = configurations.get(0);
@@ -196,14 +199,12 @@ public final class EndToEndBenchmark {
                 }
             }
         }
-        report(root, out, measurements, warmShare > 0 ? "Each worker first landed " + warmShare + " of the "
-                + "records with a connector of the run's configuration, deleted before the clock started.\n\n" : "");
+        report(root, out, measurements);
     }
 
-    private static void report(Path root, Path out, List<Measurement> measurements, String preamble)
-            throws Exception {
+    private static void report(Path root, Path out, List<Measurement> measurements) throws Exception {
         E2eReport report = new E2eReport(measurements);
-        String table = preamble + report.table() + "\n" + report.cpuTable();
+        String table = report.conditions() + report.table() + "\n" + report.cpuTable();
         System.out.println();
         System.out.println(table);
         Files.writeString(out.resolve("summary.md"), table, StandardCharsets.UTF_8);

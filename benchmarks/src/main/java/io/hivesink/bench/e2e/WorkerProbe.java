@@ -5,7 +5,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import javax.management.AttributeNotFoundException;
 import javax.management.JMException;
 import javax.management.MBeanServerConnection;
@@ -86,12 +85,11 @@ final class WorkerProbe implements AutoCloseable {
     }
 
     /**
-     * The CPU the rest of the machine used since the probe started, for the run's log line: this JVM (the broker,
+     * The CPU the rest of the machine used since the probe started: this JVM (the broker,
      * HDFS, the benchmark's clock and probe) and the metastore, which the sinks' and the clock's calls keep busy.
      */
-    String outsideTheWorker() {
-        return String.format(Locale.ROOT, "broker, HDFS and benchmark %.1f s, metastore %.1f s",
-                ThreadCpu.processSeconds(ProcessHandle.current().pid()) - ownCpuAtStart,
+    E2eRun.Outside outsideTheWorker() {
+        return new E2eRun.Outside(ThreadCpu.processSeconds(ProcessHandle.current().pid()) - ownCpuAtStart,
                 ThreadCpu.processSeconds(metastorePid) - metastoreCpuAtStart);
     }
 

@@ -32,10 +32,13 @@ class E2eReportTest {
     private static final E2eConfiguration ICEBERG = new E2eConfiguration(Sink.ICEBERG, DataSet.STOCKQUOTE,
             Input.STRUCT, 1, 0, Mode.NONE);
 
+    private static final E2eRun.Conditions CONDITIONS = new E2eRun.Conditions(0.3, 100, "zstandard");
+
     private static Measurement run(E2eConfiguration c, int round, double seconds, double stall, double commitMs) {
         // 600 MB over whole seconds: MB/s with one decimal, as runs.csv keeps it, reads back exactly
         return new Measurement(c, round, seconds, 1_000_000, 600_000_000L, 21.5, 0.9, 1_200L << 20, 10, 10, stall,
-                commitMs, new CpuSplit(6.5 + round, 3.25, 2.5, 4.5, 1.25, 21.5));
+                commitMs, new CpuSplit(6.5 + round, 3.25, 2.5, 4.5, 1.25, 21.5), CONDITIONS,
+                new E2eRun.Outside(2.5 * round, 1.5));
     }
 
     private final List<Measurement> runs = List.of(
@@ -59,6 +62,22 @@ class E2eReportTest {
         assertEquals(700, read.get(2).commitMs(), 1e-9);
         assertTrue(Double.isNaN(read.get(3).closeStallSeconds()), "Iceberg has no stall metric");
         assertEquals(new E2eReport(runs).table(), new E2eReport(read).table());
+        assertEquals(new E2eReport(runs).cpuTable(), new E2eReport(read).cpuTable());
+        assertEquals(CONDITIONS, read.get(0).conditions());
+        assertTrue(new E2eReport(read).conditions().contains("each worker first landed 0.3 of the records")
+                && new E2eReport(read).conditions().contains("every 100 ms; codec zstandard"),
+                new E2eReport(read).conditions());
+    }
+
+    @Test
+    void aCsvWrittenBeforeTheConditionsWereKeptSaysSoAndLeavesTheOutsideColumnsBlank(@TempDir Path dir)
+            throws IOException {
+        Measurement read = readBack(dir, runs.get(0), "warm_share");
+        assertEquals(E2eRun.Conditions.UNKNOWN, read.conditions());
+        assertTrue(new E2eReport(List.of(read)).conditions().contains("not recorded"));
+        String row = new E2eReport(List.of(read)).cpuTable().lines().filter(l -> l.startsWith("| "
+                + PIPELINED.label() + " |")).findFirst().orElseThrow();
+        assertTrue(row.endsWith("| 1.25 | 2.50 |  |  |"), row);
     }
 
     @Test
@@ -107,7 +126,8 @@ class E2eReportTest {
         String row = new E2eReport(runs).cpuTable().lines().filter(l -> l.startsWith("| " + PIPELINED.label()
                 + " |")).findFirst().orElseThrow();
         // task threads 7.5 and 8.5 s over two rounds: median 8.0; the rest 21.5 - (task + 3.25 + 2.5 + 4.5 + 1.25)
-        assertTrue(row.endsWith("| 21.50 | 8.00 | 3.25 | 2.50 | 4.50 | 1.25 | 2.00 |"), row);
+        // outside: this JVM 2.5 and 5.0 s over two rounds of a million records, median 3.75; the metastore 1.5
+        assertTrue(row.endsWith("| 21.50 | 8.00 | 3.25 | 2.50 | 4.50 | 1.25 | 2.00 | 3.75 | 1.50 |"), row);
     }
 
     @Test
