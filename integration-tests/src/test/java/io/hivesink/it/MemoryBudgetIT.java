@@ -48,9 +48,12 @@ import io.hivesink.stack.registry.RegistryStandIn;
  * The worker-wide memory budget on a stock worker with a 1 GiB heap: four tasks of Wide300 records (the benchmark's
  * 300 columns, about 2.4 KB a record) configured for batches of a million records, with more data than the budget
  * holds, land every record once, closing batches early and holding tasks back instead of running out of memory; and
- * one batch open on 1,000 Hive partitions at once. While the connector runs, the test has the worker collect its whole
- * heap every {@link #SAMPLE_INTERVAL}; the heap left after those full collections, from the worker's GC log, is what it
- * measures against the budget.
+ * one batch open on 1,000 Hive partitions at once. While the wide records land, the test has the worker collect its
+ * whole heap every {@link #SAMPLE_INTERVAL}; the heap left after those full collections, from the worker's GC log, is
+ * what it measures against the budget. The budget is counted by the tasks, not read from the collector, so these
+ * collections do not change when batches close; they do leave the old generation emptier than a production worker's,
+ * so the test's "no OutOfMemoryError" is the weaker for them. The thousand-partition batch fills in a few seconds, too
+ * short to be sure a forced collection falls inside it: there the heap after any collection is measured.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(StackExtension.class)
@@ -66,10 +69,15 @@ class MemoryBudgetIT {
      * the budget.
      */
     static final long MARGIN_BYTES = 256L << 20;
+    /**
+     * The same, for the heap left after any collection, young ones included, which keep the old generation's garbage
+     * until a mixed collection.
+     */
+    static final long YOUNG_MARGIN_BYTES = 448L << 20;
     static final Duration SAMPLE_INTERVAL = Duration.ofSeconds(2);
     private static final Pattern HEAP_AFTER_GC = Pattern.compile("GC\\(\\d+\\) Pause .* (\\d+)M->(\\d+)M\\((\\d+)M\\)");
     private static final Pattern FULL_COLLECTION = Pattern.compile("Pause Full");
-    private static final Pattern ANY_COLLECTION = Pattern.compile("Pause");
+    private static final Pattern ANY_PAUSE = Pattern.compile("Pause");
     private static final Pattern BUDGET_LINE = Pattern.compile("may hold ([0-9.]+) MiB of its ([0-9.]+) MiB heap");
 
     private FailoverStack stack;
@@ -123,11 +131,11 @@ class MemoryBudgetIT {
         long earlyCloses = log.stream().filter(l -> l.contains("Closing batch early")).count();
         long holdBacks = log.stream().filter(l -> l.contains("holds back its partitions")).count();
         long liveHeap = maxHeapAfter(gcLinesBefore, FULL_COLLECTION);
-        System.out.printf("MemoryBudgetIT: %,d Wide300 records (%,d MiB encoded) in %d s through 4 tasks at -Xmx1g; "
-                + "budget %,d MiB; %d batches closed early, %d hold-backs; live heap at most %,d MiB over %d full "
-                + "collections; heap after any collection at most %,d MiB%n",
+        System.out.printf("MemoryBudgetIT: %,d Wide300 records (%,d MiB encoded) in %d s (full collections "
+                + "included) through 4 tasks at -Xmx1g; budget %,d MiB; %d batches closed early, %d hold-backs; live "
+                + "heap at most %,d MiB after %d full collections requested%n",
                 WIDE_RECORDS, encodedBytes >> 20, seconds, budget >> 20, earlyCloses, holdBacks, liveHeap >> 20,
-                samples, maxHeapAfter(gcLinesBefore, ANY_COLLECTION) >> 20);
+                samples);
         assertTrue(earlyCloses > 0, "more data than the budget: batches closed early");
         assertLiveHeapWithinBudget(liveHeap, budget);
         assertNoOutOfMemory(log);
@@ -159,24 +167,23 @@ class MemoryBudgetIT {
         // the batch closes as its last record arrives; the interval only stops a slow start from splitting it
         config.put("batch.max.records", Integer.toString(records));
         config.put("batch.max.interval.ms", "60000");
-        int samples;
-        try (LiveHeapSampler sampler = LiveHeapSampler.every(worker, SAMPLE_INTERVAL)) {
-            worker.rest().putConnector("sensor-memory", config);
-            awaitLanded("memory_targets", records, Duration.ofMinutes(8));
-            samples = sampler.collections();
-        }
+        worker.rest().putConnector("sensor-memory", config);
+        awaitLanded("memory_targets", records, Duration.ofMinutes(8));
 
         LedgerRows.assertEachOffsetOnce(ledgerRows("memory_targets"), topic, records);
         Map<String, Integer> partitionsPerBatch = new TreeMap<>();
         for (Map<String, Object> row : ledgerRows("memory_targets")) {
             partitionsPerBatch.merge(row.get("batch_id").toString(), 1, Integer::sum);
         }
-        long liveHeap = maxHeapAfter(gcLinesBefore, FULL_COLLECTION);
+        long heapAfterGc = maxHeapAfter(gcLinesBefore, ANY_PAUSE);
         System.out.printf("MemoryBudgetIT: %,d records into 1,000 Hive partitions; Hive partitions per batch %s; "
-                + "live heap at most %,d MiB over %d full collections%n", records, partitionsPerBatch.values(),
-                liveHeap >> 20, samples);
+                + "heap after a collection at most %,d MiB%n", records, partitionsPerBatch.values(),
+                heapAfterGc >> 20);
         assertTrue(partitionsPerBatch.containsValue(1_000), "one batch held all 1,000: " + partitionsPerBatch);
-        assertLiveHeapWithinBudget(liveHeap, budgetBytes());
+        // young collections leave the old generation's garbage: this bound is looser than the live heap's
+        assertTrue(heapAfterGc <= budgetBytes() + YOUNG_MARGIN_BYTES, "heap after a collection "
+                + (heapAfterGc >> 20) + " MiB, budget " + (budgetBytes() >> 20) + " MiB plus a margin of "
+                + (YOUNG_MARGIN_BYTES >> 20) + " MiB");
         assertNoOutOfMemory(worker.logLines());
         assertTasksRunning("sensor-memory");
     }

@@ -191,10 +191,16 @@ final class E2eReport {
         return out.toString();
     }
 
-    /** A part of the CPU outside the worker per million records, median over rounds; blank if not recorded. */
+    /**
+     * A part of the CPU outside the worker per million records, median over rounds; blank if a round did not record
+     * it.
+     */
     private static String perMillionOrBlank(List<Measurement> runs, ToDoubleFunction<Outside> part) {
-        double value = median(runs, m -> part.applyAsDouble(m.outside()) / (m.records() / 1e6));
-        return Double.isNaN(value) ? "" : String.format(Locale.ROOT, "%.2f", value);
+        if (runs.stream().anyMatch(m -> Double.isNaN(part.applyAsDouble(m.outside())))) {
+            return ""; // a median over the rounds that recorded it would hide that the others did not
+        }
+        return String.format(Locale.ROOT, "%.2f", median(runs, m -> part.applyAsDouble(m.outside())
+                / (m.records() / 1e6)));
     }
 
     /** The median seconds the tasks stood still at batch closes, with the median share of their run time. */

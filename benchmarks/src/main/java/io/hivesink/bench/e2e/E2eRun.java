@@ -89,7 +89,10 @@ final class E2eRun {
             String sinkMetastoreUri, Conditions conditions) {
     }
 
-    /** Each codec's level, for both sinks alike (the codecs' own defaults). */
+    /**
+     * Each codec's level, set for both sinks alike: hive-sink's defaults (zlib's and zstd's own), which Iceberg's sink
+     * would not pick by itself (it defaults to other levels).
+     */
     private static final Map<String, Integer> CODEC_LEVELS = Map.of("deflate", 6, "zstandard", 3);
     /** Iceberg's names for the Avro codecs hive-sink's avro.codec takes. */
     private static final Map<String, String> ICEBERG_CODECS = Map.of("null", "uncompressed", "snappy", "snappy",
