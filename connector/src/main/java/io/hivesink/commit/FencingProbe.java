@@ -12,7 +12,9 @@ import org.slf4j.LoggerFactory;
  * metastore checks it (probed with a stale and a current expectation), else by the metastore's locks, else not at
  * all, and then the task refuses to start, saying why and what to do. A probe that met another writer's change to the
  * state (tasks started together claim partitions from each other's states) is made again on the new state: judged
- * as a refusal, it would leave the task on locks, or unable to start, for the rest of its run.
+ * as a refusal, it would leave the task on locks, or unable to start, for the rest of its run. A stale expectation
+ * refused in words other than Hive's check is probed once more: on a metastore that ignores expectations, that
+ * refusal was a failure of the write itself, and judged a check it would leave the task unfenced.
  */
 final class FencingProbe {
 
@@ -42,7 +44,7 @@ final class FencingProbe {
                             + "2.x before 2.3.10 do this)"
                     : "it refuses alter_table with an expected parameter value even when the value matches (Hive 4 "
                             + "does this with metastore.try.direct.sql=false, or on a Derby schema made by schematool; "
-                            + "it failed with: " + probed.failure() + ")";
+                            + "it failed with: " + probed.answer() + ")";
             if (requested == Fencing.COMPARE_AND_SET) {
                 throw new ConnectException("hive-sink cannot fence zombie tasks by compare-and-set on the "
                         + states.metastoreDescription() + ": " + casProblem
@@ -64,14 +66,30 @@ final class FencingProbe {
     }
 
     private static StateTables.Probe probe(StateTables states, OwnState own, TaskRun run) {
+        String unconfirmed = null;
         for (int attempt = 1; ; attempt++) {
             Optional<StateTables.Probe> probed = states.probeCompareAndSet(own.stored());
             String raced = own.stored().version();
             own.reload();
+            if (probed.isPresent() && probed.get().outcome() == StateTables.CompareAndSet.UNCONFIRMED) {
+                // The writes differ only in the expectation: a metastore that ignores it cannot refuse the stale one
+                // twice while taking the current one twice, unless two failures of its own fall just there
+                if (unconfirmed != null) {
+                    log.info("Task {} of {}: the {} refused a stale expectation twice and took the current one, in "
+                            + "words other than Hive's check ({}); taken as a check", run.task(), run.connector(),
+                            states.metastoreDescription(), unconfirmed);
+                    return new StateTables.Probe(StateTables.CompareAndSet.CHECKED, null);
+                }
+                unconfirmed = probed.get().answer();
+                log.info("Task {} of {}: the {} refused a stale expectation, but not in the words of Hive's check "
+                        + "({}); probing again to tell a check from a failure of that write alone", run.task(),
+                        run.connector(), states.metastoreDescription(), unconfirmed);
+                continue;
+            }
             if (probed.isPresent()) {
                 return probed.get();
             }
-            if (attempt == TRIES) {
+            if (attempt >= TRIES) {
                 throw new ConnectException("Task " + run.task() + " of " + run.connector() + " cannot tell whether "
                         + "the " + states.metastoreDescription() + " checks compare-and-set: another writer changed "
                         + "the task's state during each of " + TRIES + " probes (last seen " + own.stored().version()

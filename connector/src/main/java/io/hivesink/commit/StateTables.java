@@ -17,6 +17,7 @@ import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 
+import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
 
@@ -149,7 +150,7 @@ public final class StateTables {
         Table table = withVersion(current, counter(current.version()) + 1, Long.toString(++writes));
         encode(next, table.getParameters());
         boolean written = fencing == Fencing.LOCKS ? writeUnderLock(table, current.version())
-                : metastore.alterTableIf(table, VERSION, current.version());
+                : metastore.alterTableIf(table, VERSION, current.version()).isWritten();
         return written ? new Stored(current.task(), next, table.getParameters().get(VERSION), table) : null;
     }
 
@@ -198,6 +199,12 @@ public final class StateTables {
     public enum CompareAndSet {
         /** A stale expectation is refused and a current one accepted. */
         CHECKED,
+        /**
+         * As {@link #CHECKED}, but the stale expectation's refusal was not in the words of Hive's check: a check worded
+         * otherwise, or that write failing on its own on a metastore that ignores the expectation. Only a second probe
+         * tells which.
+         */
+        UNCONFIRMED,
         /** The expectation is accepted and not checked (Hive 3.x, 2.x before 2.3.10). */
         IGNORED,
         /**
@@ -207,8 +214,11 @@ public final class StateTables {
         BROKEN
     }
 
-    /** What the metastore did with a probe and, when it failed even the current expectation, its answer. */
-    public record Probe(CompareAndSet outcome, String failure) {
+    /**
+     * What the metastore did with a probe, and its answer: to the current expectation when BROKEN, to the stale one
+     * when UNCONFIRMED.
+     */
+    public record Probe(CompareAndSet outcome, String answer) {
     }
 
     /**
@@ -221,17 +231,21 @@ public final class StateTables {
      */
     public Optional<Probe> probeCompareAndSet(Stored current) {
         String stored = current.version();
-        if (metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe-stale"), VERSION,
-                stored + ":not-stored")) {
+        ConditionalAlter stale = metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe-stale"),
+                VERSION, stored + ":not-stored");
+        if (stale.isWritten()) {
             return Optional.of(new Probe(CompareAndSet.IGNORED, null));
         }
         try {
-            return metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe"), VERSION, stored)
-                    ? Optional.of(new Probe(CompareAndSet.CHECKED, null))
-                    : Optional.empty();
+            if (!metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe"), VERSION, stored)
+                    .isWritten()) {
+                return Optional.empty();
+            }
         } catch (MetastoreException e) {
             return Optional.of(new Probe(CompareAndSet.BROKEN, e.getMessage()));
         }
+        return Optional.of(stale.outcome() == ConditionalAlter.Outcome.REFUSED_BY_CHECK
+                ? new Probe(CompareAndSet.CHECKED, null) : new Probe(CompareAndSet.UNCONFIRMED, stale.answer()));
     }
 
     private Table withVersion(Stored current, long counter, String tag) {

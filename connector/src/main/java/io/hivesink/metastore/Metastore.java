@@ -37,9 +37,10 @@ public interface Metastore extends AutoCloseable {
      * Replaces the table's definition (parameters included) in one metastore transaction if, and only if, the
      * stored table still has {@code expectedValue} under parameter {@code expectedKey}.
      *
-     * @return false if the stored value differs (another writer changed the table first)
+     * @return written, or not because the stored value differs (another writer changed the table first), with the
+     *         metastore's answer
      */
-    boolean alterTableIf(Table table, String expectedKey, String expectedValue);
+    ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue);
 
     /** Replaces the table's definition, parameters included, unconditionally. */
     void alterTable(Table table);

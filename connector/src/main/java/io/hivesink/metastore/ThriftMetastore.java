@@ -167,14 +167,14 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public synchronized boolean alterTableIf(Table table, String expectedKey, String expectedValue) {
+    public synchronized ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue) {
         EnvironmentContext context = alterContext();
         context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_KEY, expectedKey);
         context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_VALUE, expectedValue);
         String name = table.getDbName() + "." + table.getTableName();
         try {
             calls.call(ALTER, name, true, alter(table, context));
-            return true;
+            return ConditionalAlter.written();
         } catch (TException e) {
             // The metastore reports a failed check as a plain MetaException, so read back what is stored: our
             // own value means the write went through (and a retry of it was refused), another value a conflict.
@@ -182,10 +182,10 @@ public final class ThriftMetastore implements Metastore {
                     .map(t -> t.getParameters().get(expectedKey))
                     .orElseThrow(() -> calls.failed(ALTER + " " + name + " (the table is gone)", e));
             if (stored.equals(table.getParameters().get(expectedKey))) {
-                return true;
+                return ConditionalAlter.written();
             }
             if (!stored.equals(expectedValue)) {
-                return false;
+                return ConditionalAlter.notWritten(e.getMessage());
             }
             throw calls.failed(ALTER + " " + name, e);
         }

@@ -306,6 +306,38 @@ class ExactlyOnceCommitterTest {
         assertEquals(0, metastore.lockCalls, "a race is not taken for a metastore that cannot check");
     }
 
+    @Test
+    void aStaleWriteThatFailsOnAMetastoreIgnoringCompareAndSetIsNotTakenForItsCheck() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        metastore.ignoreCompareAndSet = true;
+        metastore.failingConditionalWrites = 1; // the probe's stale write, refused by the metastore's own failure
+        assertEquals(Fencing.LOCKS, new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO),
+                "probed again, the metastore took the stale expectation: it does not check");
+        assertTrue(metastore.lockCalls > 0);
+
+        metastore.failingConditionalWrites = 1;
+        ConnectException e = assertThrows(ConnectException.class,
+                () -> new Task(metastore, 1, FaultInjector.NONE).committer.start(Fencing.COMPARE_AND_SET));
+        assertTrue(e.getMessage().contains("does not check it"), e.getMessage());
+    }
+
+    @Test
+    void aCheckInWordsOtherThanHivesIsTakenForACheckOnceASecondProbeAgrees() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        int[] conditionalWrites = {0};
+        metastore.beforeConditionalWrite = stored -> conditionalWrites[0]++;
+        assertEquals(Fencing.COMPARE_AND_SET,
+                new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO));
+        assertEquals(2, conditionalWrites[0], "Hive's words settle it at the first probe: a stale and a current write");
+
+        metastore.checkRefusal = "Conflict: parameter v changed";
+        conditionalWrites[0] = 0;
+        assertEquals(Fencing.COMPARE_AND_SET,
+                new Task(metastore, 1, FaultInjector.NONE).committer.start(Fencing.AUTO));
+        assertEquals(4, conditionalWrites[0], "other words take a second probe");
+        assertEquals(0, metastore.lockCalls, "no fallback to locks");
+    }
+
     /** Another writer's turn: the version moves on, as a task taking a partition over moves it. */
     private static void bumpVersion(Table stored) {
         String version = stored.getParameters().get(StateTables.VERSION);

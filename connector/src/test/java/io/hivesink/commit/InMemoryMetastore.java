@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
 
+import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
 import io.hivesink.table.HivePaths;
@@ -32,6 +33,14 @@ public final class InMemoryMetastore implements Metastore {
     boolean ignoreCompareAndSet;
     /** Conditional writes whose expectation holds that fail yet, as Hive 4's check fails without direct SQL. */
     int failingCurrentExpectations;
+    /** What the check answers when it refuses a write: Hive's words unless a test words it as another metastore. */
+    String checkRefusal = "The table has been modified. The parameter value for key 'x' is 'a'. The expected was "
+            + "value was 'b'";
+    /**
+     * Conditional writes that are not made, whatever the expectation, answered by a failure of the metastore's own
+     * (its database, say), not its check.
+     */
+    int failingConditionalWrites;
     /** Runs before each conditional write, with the table as stored: another writer's turn. */
     java.util.function.Consumer<Table> beforeConditionalWrite = stored -> { };
     boolean locksWork = true;
@@ -113,7 +122,7 @@ public final class InMemoryMetastore implements Metastore {
     }
 
     @Override
-    public synchronized boolean alterTableIf(Table table, String expectedKey, String expectedValue) {
+    public synchronized ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue) {
         if (failNextConditionalWrite) {
             failNextConditionalWrite = false;
             throw new MetastoreException("injected: the metastore went away", null);
@@ -121,15 +130,24 @@ public final class InMemoryMetastore implements Metastore {
         String key = table.getDbName() + "." + table.getTableName();
         beforeConditionalWrite.accept(tables.get(key));
         Table stored = tables.get(key);
+        if (failingConditionalWrites > 0) {
+            failingConditionalWrites--;
+            String answer = "injected: Deadlock found when trying to get lock";
+            // as ThriftMetastore: a failed write whose expectation holds is an error, else a write not made
+            if (expectedValue.equals(stored.getParameters().get(expectedKey))) {
+                throw new MetastoreException(answer, null);
+            }
+            return ConditionalAlter.notWritten(answer);
+        }
         if (!ignoreCompareAndSet && !expectedValue.equals(stored.getParameters().get(expectedKey))) {
-            return false;
+            return ConditionalAlter.notWritten(checkRefusal);
         }
         if (failingCurrentExpectations > 0) {
             failingCurrentExpectations--;
             throw new MetastoreException("injected: Cannot update parameter with JDO", null);
         }
         tables.put(key, new Table(table));
-        return true;
+        return ConditionalAlter.written();
     }
 
     @Override

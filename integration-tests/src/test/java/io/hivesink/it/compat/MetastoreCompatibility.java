@@ -27,6 +27,7 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.MetastoreServer;
 import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.commit.CommitRig;
@@ -152,6 +153,36 @@ abstract class MetastoreCompatibility {
         assertEquals(2, ledger.stream().map(r -> r.get("batch_id")).distinct().count(), "one ledger partition "
                 + "per committed batch: " + ledger);
         assertEquals(10L, ledger.stream().mapToLong(r -> (Long) r.get("record_count")).sum());
+    }
+
+    /**
+     * The start-up probe takes a refused stale expectation for the metastore's check only when the refusal is in
+     * Hive's words (else it probes again): every release that checks must answer in them, and 3.1 must not check.
+     */
+    @Test
+    void aStaleExpectationIsRefusedInTheWordsOfHivesCheckByEveryReleaseThatChecks() {
+        TopicPartition tp = new TopicPartition("words.events", 0);
+        CommitRig.Task task = rig.task("words-sink", 0, FaultInjector.NONE, expectedFencing);
+        task.committer().claim(List.of(tp));
+        add(task, tp, 0, 1);
+        task.commit();
+        String key = "hive_sink_it_version";
+        Table table = metastore.getTable(DATABASE, "words_events").orElseThrow();
+        table.getParameters().put(key, "1");
+        metastore.alterTable(table);
+
+        Table next = metastore.getTable(DATABASE, "words_events").orElseThrow();
+        next.getParameters().put(key, "2");
+        ConditionalAlter stale = metastore.alterTableIf(next, key, "0");
+        String stored = metastore.getTable(DATABASE, "words_events").orElseThrow().getParameters().get(key);
+        if (release == MetastoreRelease.HIVE_3_1) {
+            assertEquals(ConditionalAlter.Outcome.WRITTEN, stale.outcome(), "3.1 ignores the expectation");
+            assertEquals("2", stored);
+        } else {
+            assertEquals(ConditionalAlter.Outcome.REFUSED_BY_CHECK, stale.outcome(), String.valueOf(stale.answer()));
+            assertTrue(stale.answer().contains(ConditionalAlter.CHECK_REFUSAL), stale.answer());
+            assertEquals("1", stored, "not written");
+        }
     }
 
     /**
