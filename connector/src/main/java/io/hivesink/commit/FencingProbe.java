@@ -20,7 +20,10 @@ final class FencingProbe {
 
     private static final Logger log = LoggerFactory.getLogger(FencingProbe.class);
 
-    /** Probes before a task gives up on a state other writers keep changing; pauses from 200 ms, doubling. */
+    /**
+     * Probes that meet another writer's change before a task gives up on a state others keep changing; pauses from
+     * 200 ms, doubling.
+     */
     static final int TRIES = 5;
     private static final long FIRST_PAUSE_MS = 200;
 
@@ -39,12 +42,14 @@ final class FencingProbe {
                 states.use(Fencing.COMPARE_AND_SET);
                 return Fencing.COMPARE_AND_SET;
             }
-            casProblem = probed.outcome() == StateTables.CompareAndSet.IGNORED
-                    ? "it accepts alter_table with an expected parameter value but does not check it (Hive 3.x and "
-                            + "2.x before 2.3.10 do this)"
-                    : "it refuses alter_table with an expected parameter value even when the value matches (Hive 4 "
-                            + "does this with metastore.try.direct.sql=false, or on a Derby schema made by schematool; "
-                            + "it failed with: " + probed.answer() + ")";
+            casProblem = switch (probed.outcome()) {
+                case IGNORED -> "it accepts alter_table with an expected parameter value but does not check it (Hive "
+                        + "3.x and 2.x before 2.3.10 do this)";
+                case BROKEN -> "it refuses alter_table with an expected parameter value even when the value matches "
+                        + "(Hive 4 does this with metastore.try.direct.sql=false, or on a Derby schema made by "
+                        + "schematool; it failed with: " + probed.answer() + ")";
+                case CHECKED, UNCONFIRMED -> throw new IllegalStateException("probe ended " + probed.outcome());
+            };
             if (requested == Fencing.COMPARE_AND_SET) {
                 throw new ConnectException("hive-sink cannot fence zombie tasks by compare-and-set on the "
                         + states.metastoreDescription() + ": " + casProblem
@@ -67,44 +72,55 @@ final class FencingProbe {
 
     private static StateTables.Probe probe(StateTables states, OwnState own, TaskRun run) {
         String unconfirmed = null;
-        for (int attempt = 1; ; attempt++) {
+        int races = 0;
+        while (true) {
             Optional<StateTables.Probe> probed = states.probeCompareAndSet(own.stored());
             String raced = own.stored().version();
             own.reload();
             if (probed.isPresent() && probed.get().outcome() == StateTables.CompareAndSet.UNCONFIRMED) {
-                // The writes differ only in the expectation: a metastore that ignores it cannot refuse the stale one
-                // twice while taking the current one twice, unless two failures of its own fall just there
+                // The two writes differ only in the expectation: a metastore that ignores it cannot refuse the stale
+                // one twice while taking the current one twice, unless two failures of its own fall just there
                 if (unconfirmed != null) {
-                    log.info("Task {} of {}: the {} refused a stale expectation twice and took the current one, in "
-                            + "words other than Hive's check ({}); taken as a check", run.task(), run.connector(),
-                            states.metastoreDescription(), unconfirmed);
+                    log.warn("Task {} of {}: the {} refused a stale expectation twice and took the current one, "
+                            + "both times in words other than Hive's check (\"{}\", then \"{}\"); taken as a check. "
+                            + "Set hive.metastore.fencing=locks if this metastore does not check compare-and-set",
+                            run.task(), run.connector(), states.metastoreDescription(), unconfirmed,
+                            probed.get().answer());
                     return new StateTables.Probe(StateTables.CompareAndSet.CHECKED, null);
                 }
                 unconfirmed = probed.get().answer();
+                // a failure of the metastore's own (a deadlock, a lost connection to its database) may come in a
+                // burst: let it pass before the second probe
+                long pauseMs = FIRST_PAUSE_MS + ThreadLocalRandom.current().nextLong(FIRST_PAUSE_MS);
                 log.info("Task {} of {}: the {} refused a stale expectation, but not in the words of Hive's check "
-                        + "({}); probing again to tell a check from a failure of that write alone", run.task(),
-                        run.connector(), states.metastoreDescription(), unconfirmed);
+                        + "(\"{}\"); probing again in {} ms to tell a check from a failure of that write alone",
+                        run.task(), run.connector(), states.metastoreDescription(), unconfirmed, pauseMs);
+                pause(pauseMs);
                 continue;
             }
             if (probed.isPresent()) {
                 return probed.get();
             }
-            if (attempt >= TRIES) {
+            if (++races == TRIES) {
                 throw new ConnectException("Task " + run.task() + " of " + run.connector() + " cannot tell whether "
                         + "the " + states.metastoreDescription() + " checks compare-and-set: another writer changed "
                         + "the task's state during each of " + TRIES + " probes (last seen " + own.stored().version()
                         + "). Is a second connector of the same name writing to the same state database?");
             }
-            long pauseMs = (FIRST_PAUSE_MS << (attempt - 1)) + ThreadLocalRandom.current().nextLong(FIRST_PAUSE_MS);
+            long pauseMs = (FIRST_PAUSE_MS << (races - 1)) + ThreadLocalRandom.current().nextLong(FIRST_PAUSE_MS);
             log.info("Task {} of {}: another writer changed the task's state from version {} to {} during the "
                     + "compare-and-set probe; probing again in {} ms", run.task(), run.connector(), raced,
                     own.stored().version(), pauseMs);
-            try {
-                Thread.sleep(pauseMs);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ConnectException("Interrupted while probing the metastore's compare-and-set", e);
-            }
+            pause(pauseMs);
+        }
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while probing the metastore's compare-and-set", e);
         }
     }
 }

@@ -37,8 +37,8 @@ public interface Metastore extends AutoCloseable {
      * Replaces the table's definition (parameters included) in one metastore transaction if, and only if, the
      * stored table still has {@code expectedValue} under parameter {@code expectedKey}.
      *
-     * @return written, or not because the stored value differs (another writer changed the table first), with the
-     *         metastore's answer
+     * @return written; or not, the stored value differing (another writer changed the table first), with the
+     *         metastore's answer, which tells its check's refusal from a failure of its own
      */
     ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue);
 

@@ -177,7 +177,8 @@ public final class ThriftMetastore implements Metastore {
             return ConditionalAlter.written();
         } catch (TException e) {
             // The metastore reports a failed check as a plain MetaException, so read back what is stored: our
-            // own value means the write went through (and a retry of it was refused), another value a conflict.
+            // own value means the write went through (and a retry of it was refused); another value means it was
+            // not made, refused by the check or failed otherwise, which only the answer's words tell apart.
             String stored = getTable(table.getDbName(), table.getTableName())
                     .map(t -> t.getParameters().get(expectedKey))
                     .orElseThrow(() -> calls.failed(ALTER + " " + name + " (the table is gone)", e));
@@ -185,7 +186,7 @@ public final class ThriftMetastore implements Metastore {
                 return ConditionalAlter.written();
             }
             if (!stored.equals(expectedValue)) {
-                return ConditionalAlter.notWritten(e.getMessage());
+                return ConditionalAlter.notWritten(e.getMessage() != null ? e.getMessage() : e.toString());
             }
             throw calls.failed(ALTER + " " + name, e);
         }

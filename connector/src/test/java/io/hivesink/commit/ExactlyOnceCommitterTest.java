@@ -311,14 +311,33 @@ class ExactlyOnceCommitterTest {
         InMemoryMetastore metastore = new InMemoryMetastore();
         metastore.ignoreCompareAndSet = true;
         metastore.failingConditionalWrites = 1; // the probe's stale write, refused by the metastore's own failure
+        int[] conditionalWrites = {0};
+        metastore.beforeConditionalWrite = stored -> conditionalWrites[0]++;
         assertEquals(Fencing.LOCKS, new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO),
                 "probed again, the metastore took the stale expectation: it does not check");
+        assertEquals(3, conditionalWrites[0], "a stale write that failed, the current one, a stale one written");
         assertTrue(metastore.lockCalls > 0);
 
         metastore.failingConditionalWrites = 1;
         ConnectException e = assertThrows(ConnectException.class,
                 () -> new Task(metastore, 1, FaultInjector.NONE).committer.start(Fencing.COMPARE_AND_SET));
         assertTrue(e.getMessage().contains("does not check it"), e.getMessage());
+    }
+
+    /** The risk the second probe leaves: the metastore's own failure striking both stale writes and neither other. */
+    @Test
+    void twoFailedStaleWritesOnAMetastoreIgnoringCompareAndSetAreTakenForItsCheck() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        metastore.ignoreCompareAndSet = true;
+        int[] conditionalWrites = {0};
+        metastore.beforeConditionalWrite = stored -> {
+            if (++conditionalWrites[0] % 2 == 1) {
+                metastore.failingConditionalWrites = 1; // each stale write
+            }
+        };
+        assertEquals(Fencing.COMPARE_AND_SET,
+                new Task(metastore, 0, FaultInjector.NONE).committer.start(Fencing.AUTO));
+        assertEquals(4, conditionalWrites[0]);
     }
 
     @Test
