@@ -47,6 +47,7 @@ public final class BatchBuffer {
     /** Records of the open batch skipped without an error (ignored tombstones). */
     private long skipped;
     private long openedAtMs;
+    private long lastRecordAtMs;
     private long lastBatchEncodeMs;
 
     /**
@@ -133,6 +134,7 @@ public final class BatchBuffer {
         if (records == 0) {
             openedAtMs = nowMs;
         }
+        lastRecordAtMs = nowMs;
     }
 
     /**
@@ -197,6 +199,11 @@ public final class BatchBuffer {
 
     public long openedAtMs() {
         return openedAtMs;
+    }
+
+    /** When the open batch took its latest record. */
+    public long lastRecordAtMs() {
+        return lastRecordAtMs;
     }
 
     /**

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /** Why an open batch closed: one of its limits, the memory budget, or its partitions closing. */
 public enum CloseReason {
-    RECORDS, BYTES, INTERVAL, TABLE_RECORDS, MEMORY, PARTITIONS_CLOSED;
+    RECORDS, BYTES, INTERVAL, IDLE, TABLE_RECORDS, MEMORY, PARTITIONS_CLOSED;
 
     /** The reason in a metric's name: {@code table-records}. */
     public String metricPart() {

@@ -3,36 +3,47 @@ package io.hivesink.batch;
 import java.util.Map;
 
 /**
- * When an open batch is closed and committed: by its records, bytes or age, or by the records of one table that has a
- * limit of its own; whichever comes first.
+ * When an open batch is closed and committed: by its records, bytes or age, by how long no record has come to it, or
+ * by the records of one table that has a limit of its own; whichever comes first.
  */
 public final class FlushPolicy {
 
     private final long maxRecords;
     private final long maxBytes;
     private final long maxIntervalMs;
+    private final long maxIdleMs;
     private final Map<String, Long> maxRecordsPerTable;
 
     public FlushPolicy(long maxRecords, long maxBytes, long maxIntervalMs) {
-        this(maxRecords, maxBytes, maxIntervalMs, Map.of());
+        this(maxRecords, maxBytes, maxIntervalMs, 0, Map.of());
     }
 
     /**
+     * @param maxIdleMs how long a batch may go without a record before it closes; 0: no limit
      * @param maxRecordsPerTable tables with a record limit of their own
      */
-    public FlushPolicy(long maxRecords, long maxBytes, long maxIntervalMs, Map<String, Long> maxRecordsPerTable) {
+    public FlushPolicy(long maxRecords, long maxBytes, long maxIntervalMs, long maxIdleMs,
+            Map<String, Long> maxRecordsPerTable) {
         this.maxRecords = maxRecords;
         this.maxBytes = maxBytes;
         this.maxIntervalMs = maxIntervalMs;
+        this.maxIdleMs = maxIdleMs;
         this.maxRecordsPerTable = Map.copyOf(maxRecordsPerTable);
     }
 
     /**
-     * How long the open batch may still wait before its interval is up (0: now), or -1 if there is no open batch:
-     * Connect is asked to call the task again by then even if no records come.
+     * How long the open batch may still wait before its interval or its idle time is up (0: now), or -1 if there is
+     * no open batch: Connect is asked to call the task again by then even if no records come.
      */
     public long msUntilDue(BatchBuffer buffer, long nowMs) {
-        return buffer.isEmpty() ? -1 : Math.max(0, buffer.openedAtMs() + maxIntervalMs - nowMs);
+        if (buffer.isEmpty()) {
+            return -1;
+        }
+        long dueAtMs = buffer.openedAtMs() + maxIntervalMs;
+        if (maxIdleMs > 0) {
+            dueAtMs = Math.min(dueAtMs, buffer.lastRecordAtMs() + maxIdleMs);
+        }
+        return Math.max(0, dueAtMs - nowMs);
     }
 
     /**
@@ -56,6 +67,9 @@ public final class FlushPolicy {
         }
         if (nowMs - buffer.openedAtMs() >= maxIntervalMs) {
             return new Due(CloseReason.INTERVAL, "interval");
+        }
+        if (maxIdleMs > 0 && nowMs - buffer.lastRecordAtMs() >= maxIdleMs) {
+            return new Due(CloseReason.IDLE, "idle time");
         }
         for (Map.Entry<String, Long> limit : maxRecordsPerTable.entrySet()) {
             if (buffer.tableRecordCount(limit.getKey()) >= limit.getValue()) {

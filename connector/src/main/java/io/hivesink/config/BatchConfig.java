@@ -9,13 +9,14 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 /** The Batching keys: when the open batch is written and committed. */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, long memoryBudgetBytes,
+public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, long maxIdleMs, long memoryBudgetBytes,
         boolean pipelined) {
 
     public static final String GROUP = "Batching";
     public static final String BATCH_MAX_RECORDS = "batch.max.records";
     public static final String BATCH_MAX_BYTES = "batch.max.bytes";
     public static final String BATCH_MAX_INTERVAL_MS = "batch.max.interval.ms";
+    public static final String BATCH_MAX_IDLE_MS = "batch.max.idle.ms";
     public static final String MEMORY_BUDGET_BYTES = "memory.budget.bytes";
     public static final String BATCH_PIPELINED = "batch.pipelined";
 
@@ -37,6 +38,12 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
                         + "offset commits (offset.flush.interval.ms) do not end a batch: they report what the "
                         + "metastore holds. A batch also ends when its partitions are closed (a rebalance, a stop).",
                 GROUP, ++order, Width.SHORT, "Batch interval");
+        def.define(BATCH_MAX_IDLE_MS, Type.LONG, 0L, ConfigDef.Range.between(0L, 24L * 3600 * 1000),
+                Importance.LOW,
+                "A batch is written and committed once no record has come to it for this long, so that the tail "
+                        + "of a burst lands without waiting out batch.max.interval.ms; each such close makes "
+                        + "smaller files. 0: off, only the other limits close a batch.",
+                GROUP, ++order, Width.SHORT, "Batch idle time");
         def.define(MEMORY_BUDGET_BYTES, Type.LONG, 0L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                 "The heap that the batches of all hive-sink tasks in one worker may hold together, whatever "
                         + "connector they belong to; 0: 40% of the worker's max heap (-Xmx). Once it is full, the "
@@ -55,7 +62,8 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
 
     static BatchConfig from(AbstractConfig config) {
         return new BatchConfig(config.getInt(BATCH_MAX_RECORDS), config.getLong(BATCH_MAX_BYTES),
-                config.getLong(BATCH_MAX_INTERVAL_MS), config.getLong(MEMORY_BUDGET_BYTES),
+                config.getLong(BATCH_MAX_INTERVAL_MS), config.getLong(BATCH_MAX_IDLE_MS),
+                config.getLong(MEMORY_BUDGET_BYTES),
                 config.getBoolean(BATCH_PIPELINED));
     }
 }

@@ -264,7 +264,8 @@ public final class TaskAssembly implements AutoCloseable {
             tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
         }
         BatchConfig batch = config.batch();
-        return new FlushPolicy(batch.maxRecords(), batch.maxBytes(), batch.maxIntervalMs(), tableLimits);
+        return new FlushPolicy(batch.maxRecords(), batch.maxBytes(), batch.maxIntervalMs(), batch.maxIdleMs(),
+                tableLimits);
     }
 
     private static TableOptions tableOptions(FileSystem fs, TableSettings settings, String table) {

@@ -277,9 +277,33 @@ class BatchBufferTest {
     }
 
     @Test
+    void anIdleTimeClosesABatchThatNoRecordHasComeToForThatLong() {
+        BatchBuffer buffer = buffer();
+        FlushPolicy idle = new FlushPolicy(100, Long.MAX_VALUE, 1_000, 50, Map.of());
+        assertEquals(-1, idle.msUntilDue(buffer, 0), "nothing to close");
+        buffer.add(order("orders", 0, 0, "eu"), 100);
+        buffer.add(order("orders", 0, 1, "eu"), 140);
+        assertEquals(50, idle.msUntilDue(buffer, 140), "counted from the latest record");
+        assertNull(idle.flushReason(buffer, 189));
+        FlushPolicy.Due due = idle.flushReason(buffer, 190);
+        assertEquals(CloseReason.IDLE, due.reason());
+        assertEquals("idle time", due.description());
+
+        FlushPolicy off = new FlushPolicy(100, Long.MAX_VALUE, 1_000, 0, Map.of());
+        assertNull(off.flushReason(buffer, 1_099), "0: no idle limit");
+        assertEquals(960, off.msUntilDue(buffer, 140), "the interval alone, from the first record");
+        for (long offset = 2, at = 180; at < 1_100; offset++, at += 40) {
+            buffer.add(order("orders", 0, offset, "eu"), at);
+            assertNull(idle.flushReason(buffer, at), "a record every 40 ms keeps the batch open at " + at);
+        }
+        assertEquals(CloseReason.INTERVAL, idle.flushReason(buffer, 1_100).reason(),
+                "the interval still bounds a batch that keeps taking records");
+    }
+
+    @Test
     void aTableWithARecordLimitOfItsOwnClosesTheBatch() {
         BatchBuffer buffer = buffer();
-        FlushPolicy policy = new FlushPolicy(1_000, Long.MAX_VALUE, Long.MAX_VALUE, Map.of("dim_customers", 3L));
+        FlushPolicy policy = new FlushPolicy(1_000, Long.MAX_VALUE, Long.MAX_VALUE, 0, Map.of("dim_customers", 3L));
         for (long offset = 0; offset < 5; offset++) {
             buffer.add(order("orders", 0, offset, "eu"), 0);
         }

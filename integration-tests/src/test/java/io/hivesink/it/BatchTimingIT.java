@@ -33,7 +33,8 @@ import io.hivesink.stack.hive.MetastoreTableReader;
  * offsets every half second, batches still fill to {@code batch.max.records}, and a large open batch lives until a
  * rebalance closes its partitions, lands once, and reaches Kafka's group offsets through the partitions' next owners;
  * on one that commits every ten minutes, a batch whose topic went quiet still lands when
- * {@code batch.max.interval.ms} is up.
+ * {@code batch.max.interval.ms} is up; and with {@code batch.max.idle.ms}, a burst lands once no record has come
+ * for that long.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(StackExtension.class)
@@ -171,6 +172,33 @@ class BatchTimingIT {
                     "landed within the interval plus the commit, long before the worker's offset commit: "
                             + landedAfter);
         }
+    }
+
+    @Test
+    void aBatchNoRecordHasComeToForItsIdleTimeLandsLongBeforeItsInterval() throws Exception {
+        String topic = "timing.bursts";
+        stack.kafka().createTopic(topic, 1);
+        try (ConnectWorkerProcess worker = stack.startWorker("idle-close", Map.of(), Map.of())) {
+            Map<String, String> config = connector("burst-batches", topic, 1, 1_000_000, 600_000);
+            config.put("batch.max.idle.ms", "2000");
+            worker.rest().putConnector("burst-batches", config);
+            awaitRunning(worker, "burst-batches", 1);
+            Thread.sleep(3_000); // the consumer has joined and polls
+            long producedAt = System.nanoTime();
+            SampleData.produce(producer, topic, SampleData.ORDER, 0, 10, SampleData::order);
+            EmbeddedStack.await("the first burst to land", Duration.ofMinutes(2),
+                    () -> recordsPerBatch("timing_bursts").values().stream().mapToLong(Long::longValue).sum() == 10);
+            Duration landedAfter = Duration.ofNanos(System.nanoTime() - producedAt);
+            SampleData.produce(producer, topic, SampleData.ORDER, 10, 20, SampleData::order);
+            EmbeddedStack.await("the second burst to land", Duration.ofMinutes(2),
+                    () -> recordsPerBatch("timing_bursts").values().stream().mapToLong(Long::longValue).sum() == 20);
+            System.out.printf("BatchTimingIT: a burst of 10 records (idle time 2 s, interval 600 s) landed %d ms after "
+                    + "it was produced%n", landedAfter.toMillis());
+            assertTrue(landedAfter.compareTo(Duration.ofSeconds(60)) < 0,
+                    "landed on the idle time plus the commit, not the 10-minute interval: " + landedAfter);
+        }
+        Map<String, Long> perBatch = recordsPerBatch("timing_bursts");
+        assertEquals(List.of(10L, 10L), List.copyOf(perBatch.values()), "a batch per burst: " + perBatch);
     }
 
     /** The ledger's records per batch of the table (none if nothing landed yet). */
