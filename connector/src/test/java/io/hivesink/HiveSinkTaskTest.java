@@ -220,21 +220,30 @@ class HiveSinkTaskTest {
         }
     }
 
+    /**
+     * A budget of 10,000 bytes, batches held as encoded bytes so that the figures add up by the record (compressed
+     * early, a batch of a few records holds its first pages: BatchBufferTest and MemoryBudgetIT).
+     */
+    private static final Map<String, String> SMALL_BUDGET = Map.of("batch.max.records", "1000000",
+            "memory.budget.bytes", "10000", "avro.compress.early", "false");
+
+    /** Task 0 holding 8 kB of {@link #SMALL_BUDGET} on P0. */
+    private HiveSinkTask fillTheBudget(RecordingContext context) throws Exception {
+        HiveSinkTask a = start(0, context, SMALL_BUDGET, System::currentTimeMillis);
+        a.open(context.assign(P0));
+        a.put(kilobyteRecords(P0, 0, 8));
+        putNothingUntil(a, () -> MemoryBudget.ofWorker().used() > 8_000);
+        return a;
+    }
+
     @Test
     void whenTheWorkersMemoryBudgetIsFullTheLargestHolderCommitsAndTheOthersHoldBack() throws Exception {
-        // batches held as encoded bytes, so that the figures below add up by the record (compressed early, a batch of
-        // a few records holds its first pages: BatchBufferTest and MemoryBudgetIT)
-        Map<String, String> settings = Map.of("batch.max.records", "1000000", "memory.budget.bytes", "10000",
-                "avro.compress.early", "false");
         MemoryBudget budget = MemoryBudget.ofWorker();
         RecordingContext contextA = new RecordingContext();
-        HiveSinkTask a = start(0, contextA, settings, System::currentTimeMillis);
-        a.open(contextA.assign(P0));
-        a.put(kilobyteRecords(P0, 0, 8));
-        putNothingUntil(a, () -> budget.used() > 8_000);
+        HiveSinkTask a = fillTheBudget(contextA);
 
         RecordingContext contextB = new RecordingContext();
-        HiveSinkTask b = start(1, contextB, settings, System::currentTimeMillis);
+        HiveSinkTask b = start(1, contextB, SMALL_BUDGET, System::currentTimeMillis);
         b.open(contextB.assign(P1));
         b.put(kilobyteRecords(P1, 0, 3));
         putNothingUntil(b, () -> !contextB.pauses.isEmpty());
@@ -370,6 +379,50 @@ class HiveSinkTaskTest {
         task.put(List.of()); // no records came: the interval still closes the batch
         assertEquals(List.of(0L), landedIds());
         assertEquals(2, context.timeouts.size(), "no open batch, no call asked for");
+    }
+
+    @Test
+    void theTaskIsCalledAgainWhenTheIdleTimeIsUpAndABatchNoRecordCameToClosesThen() throws IOException {
+        RecordingContext context = new RecordingContext();
+        AtomicLong now = new AtomicLong(1_000_000);
+        HiveSinkTask task = start(0, context, Map.of("batch.max.records", "10", "batch.max.idle.ms", "300"), now::get);
+        task.open(List.of(P0));
+        task.put(records(P0, 0, 1));
+        assertEquals(List.of(300L), context.timeouts, "Connect is asked to call again when the idle time is up");
+        now.addAndGet(200);
+        task.put(records(P0, 1, 2));
+        assertEquals(300L, context.timeouts.get(context.timeouts.size() - 1), "a record restarts the idle time");
+        now.addAndGet(299);
+        task.put(List.of());
+        assertEquals(List.of(), landedIds(), "299 ms since the latest record");
+        now.addAndGet(1);
+        task.put(List.of()); // no record came for the idle time
+        assertEquals(List.of(0L, 1L), landedIds());
+    }
+
+    @Test
+    void aBatchIdleBecauseTheMemoryBudgetPausedItsPartitionsIsCountedAsTheBudgetsClose() throws Exception {
+        fillTheBudget(new RecordingContext());
+
+        RecordingContext contextB = new RecordingContext();
+        AtomicLong nowB = new AtomicLong(1_000_000);
+        Map<String, String> idle = new HashMap<>(SMALL_BUDGET);
+        idle.put("batch.max.idle.ms", "100");
+        HiveSinkTask b = start(1, contextB, idle, nowB::get);
+        b.open(contextB.assign(P1));
+        b.put(kilobyteRecords(P1, 0, 3));
+        putNothingUntil(b, () -> !contextB.pauses.isEmpty());
+        assertEquals(List.of(), landedIds(), "B holds back, paused: no record comes to its batch");
+
+        nowB.addAndGet(100);
+        b.put(List.of());
+        assertEquals(List.of(0L, 1L, 2L), landedIds(), "B's batch closed on its idle time");
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        javax.management.ObjectName taskB = new javax.management.ObjectName(
+                "kafka.connect:type=plugins,connector=task-test,task=1");
+        assertEquals(1.0, ((Number) server.getAttribute(taskB, "batches-closed-by-memory-total")).doubleValue(),
+                "counted as the memory budget's close, which paused the partitions");
+        assertEquals(0.0, ((Number) server.getAttribute(taskB, "batches-closed-by-idle-total")).doubleValue());
     }
 
     @Test

@@ -138,6 +138,16 @@ public final class BatchBuffer {
     }
 
     /**
+     * When the record just taken was taken: reading it (a schema look-up) and handing it to the encoder (which waits
+     * while encoding is behind) may take a while after {@link #add}'s time, and idle time counts from the end.
+     */
+    public void tookAt(long nowMs) {
+        if (records > 0) {
+            lastRecordAtMs = Math.max(lastRecordAtMs, nowMs);
+        }
+    }
+
+    /**
      * Starts encoding the records taken since the last chunk, takes the chunks encoded by now into the batch, and
      * reports a bad record found by then.
      */

@@ -38,11 +38,13 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
                         + "offset commits (offset.flush.interval.ms) do not end a batch: they report what the "
                         + "metastore holds. A batch also ends when its partitions are closed (a rebalance, a stop).",
                 GROUP, ++order, Width.SHORT, "Batch interval");
-        def.define(BATCH_MAX_IDLE_MS, Type.LONG, 0L, ConfigDef.Range.between(0L, 24L * 3600 * 1000),
+        def.define(BATCH_MAX_IDLE_MS, Type.LONG, 0L, Validators.offOrBetween(100L, 24L * 3600 * 1000),
                 Importance.LOW,
                 "A batch is written and committed once no record has come to it for this long, so that the tail "
                         + "of a burst lands without waiting out batch.max.interval.ms; each such close makes "
-                        + "smaller files. 0: off, only the other limits close a batch.",
+                        + "smaller files. The batch is the task's, across all its tables: a topic that keeps "
+                        + "trickling keeps it open. 0: off, only the other limits close a batch; a value at or above "
+                        + "batch.max.interval.ms changes nothing.",
                 GROUP, ++order, Width.SHORT, "Batch idle time");
         def.define(MEMORY_BUDGET_BYTES, Type.LONG, 0L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                 "The heap that the batches of all hive-sink tasks in one worker may hold together, whatever "

@@ -38,6 +38,16 @@ final class Validators {
         }, () -> description);
     }
 
+    /** A duration in milliseconds: 0 (off), or from {@code min} to {@code max}. */
+    static ConfigDef.Validator offOrBetween(long min, long max) {
+        return ConfigDef.LambdaValidator.with((name, value) -> {
+            long ms = ((Number) value).longValue();
+            if (ms != 0 && (ms < min || ms > max)) {
+                throw new ConfigException(name, value, "must be 0 (off) or from " + min + " to " + max);
+            }
+        }, () -> "0, or [" + min + ",...," + max + "]");
+    }
+
     /** A validator of a list value. */
     @SuppressWarnings("unchecked")
     static ConfigDef.Validator list(String description, Check<List<String>> check) {

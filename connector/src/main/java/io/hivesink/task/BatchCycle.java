@@ -33,10 +33,10 @@ import io.hivesink.security.TaskIdentity;
 
 /**
  * One task's batches from records taken to batches committed: records go into the open batch, which closes when the
- * flush policy says so (records, bytes, interval: the task asks Connect to call it again before the interval is up,
- * records or not), when the worker's memory budget is full and this task holds the most ({@link MemoryGate}, which
- * otherwise holds the task back while the budget is full), or when its partitions close (not when Connect commits
- * offsets: that reports what the metastore holds), and goes to the committer. A batch
+ * flush policy says so (records, bytes, interval or idle time: the task asks Connect to call it again before either
+ * is up, records or not), when the worker's memory budget is full and this task holds the most ({@link MemoryGate},
+ * which otherwise holds the task back while the budget is full), or when its partitions close (not when Connect
+ * commits offsets: that reports what the metastore holds), and goes to the committer. A batch
  * whose commit failed with a retriable error is held and committed before anything else happens, unless its
  * partitions move first: then it
  * is dropped with the open batch and the partitions are read again from the offsets committed in the metastore (the
@@ -201,7 +201,9 @@ public final class BatchCycle {
                         continue;
                     }
                 }
-                buffer.add(record, clock.getAsLong());
+                if (buffer.add(record, clock.getAsLong())) {
+                    buffer.tookAt(clock.getAsLong());
+                }
                 flushIfDue();
                 if (buffer.byteCount() != bytesTold) {
                     releaseMemoryIfDue();
@@ -238,7 +240,13 @@ public final class BatchCycle {
 
     private void flushIfDue() {
         FlushPolicy.Due due = flushPolicy.flushReason(buffer, clock.getAsLong());
-        if (due != null) {
+        if (due == null) {
+            return;
+        }
+        if (due.reason() == CloseReason.IDLE && memory.heldBack()) {
+            // no record came because the budget paused the partitions: the memory budget closed it, and says so
+            flush("idle while held back by the memory budget", CloseReason.MEMORY);
+        } else {
             flush(due.description(), due.reason());
         }
     }

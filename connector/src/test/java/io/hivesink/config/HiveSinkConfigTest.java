@@ -39,6 +39,18 @@ class HiveSinkConfigTest {
     }
 
     @Test
+    void theIdleTimeIsOffOrATenthOfASecondToADay() {
+        assertEquals(0, HiveSinkConfig.parse(minimal()).batch().maxIdleMs(), "off by default");
+        Map<String, String> props = minimal();
+        props.put("batch.max.idle.ms", "30000");
+        assertEquals(30_000, HiveSinkConfig.parse(props).batch().maxIdleMs());
+        props.put("batch.max.idle.ms", "50");
+        ConfigException tooShort = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
+        assertTrue(tooShort.getMessage().contains("batch.max.idle.ms")
+                && tooShort.getMessage().contains("must be 0 (off) or from 100 to 86400000"), tooShort.getMessage());
+    }
+
+    @Test
     void theUmaskIsThreeOctalDigitsAndReachesHadoopsConfiguration() {
         assertEquals("", HiveSinkConfig.parse(minimal()).storage().umask());
         Map<String, String> props = minimal();
