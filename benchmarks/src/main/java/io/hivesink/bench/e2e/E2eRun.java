@@ -85,7 +85,8 @@ final class E2eRun {
 
     /** The settings every run of a benchmark shares. */
     record Settings(FailoverStack stack, Path benchPlugins, String registryUrl, List<String> workerHeap,
-            Map<String, String> workerProps, long batchIntervalMs, long icebergCommitMs, Duration timeout,
+            Map<String, String> workerProps, long batchIntervalMs, long batchIdleMs, long icebergCommitMs,
+            Duration timeout,
             String sinkMetastoreUri, Conditions conditions) {
     }
 
@@ -246,6 +247,9 @@ final class E2eRun {
         // the record limit decides, not the byte limit (its default, 512 MiB, is below 1M StockQuote records)
         config.put("batch.max.bytes", Long.toString(4L << 30));
         config.put("batch.max.interval.ms", Long.toString(settings.batchIntervalMs()));
+        if (settings.batchIdleMs() > 0) {
+            config.put("batch.max.idle.ms", Long.toString(settings.batchIdleMs()));
+        }
         config.put("batch.pipelined", Boolean.toString(configuration.mode() != Mode.SERIAL));
         config.put("avro.compress.early", Boolean.toString(configuration.mode() != Mode.AT_CLOSE));
         String codec = settings.conditions().codec();

@@ -99,6 +99,9 @@ public final class EndToEndBenchmark {
         }
         List<String> heap = List.of(options.getOrDefault("worker-heap", "-Xmx6g").split(" "));
         long interval = Long.parseLong(options.getOrDefault("batch-interval-ms", "2000"));
+        // 0: off; above 0, a batch of a task left with less than a batch's records lands once no record came for this
+        // long, not at the interval (a rebalance at the start leaves each of 2 tasks such a tail)
+        long idle = Long.parseLong(options.getOrDefault("batch-idle-ms", "0"));
         long icebergCommit = Long.parseLong(options.getOrDefault("iceberg-commit-ms", "1000"));
         // Iceberg's Hive catalog speaks the Hive 2.3 client's calls, some of which (get_table) Hive 4's metastore
         // no longer answers; 3.1 is also the release most users run
@@ -129,10 +132,10 @@ public final class EndToEndBenchmark {
         long seed = Long.parseLong(options.getOrDefault("seed", Long.toString(System.nanoTime() % 100_000)));
 
         System.out.printf(Locale.ROOT, "End-to-end benchmark: %d configurations x %d rounds, %s; worker %s %s; "
-                + "batch.max.interval.ms %d; Iceberg commit interval %d ms; metastore %s, %d ms added to each call; "
-                + "%s%n",
+                + "batch.max.interval.ms %d; batch.max.idle.ms %d; Iceberg commit interval %d ms; metastore %s, %d ms "
+                + "added to each call; %s%n",
                 configurations.size(), rounds, shuffled ? "each round in its own order (--seed " + seed + ")"
-                        : "in a fixed order", heap, workerProps, interval, icebergCommit, metastoreRelease,
+                        : "in a fixed order", heap, workerProps, interval, idle, icebergCommit, metastoreRelease,
                 metastoreDelayMs, conditions.describe());
         Path runsCsv = out.resolve("runs.csv");
         Files.writeString(runsCsv, E2eReport.RUN_HEADER + "\n", StandardCharsets.UTF_8);
@@ -163,7 +166,7 @@ public final class EndToEndBenchmark {
             }
             Path plugins = BenchPlugins.assemble(work.resolve("bench-plugins"), icebergPlugin);
             E2eRun.Settings settings = new E2eRun.Settings(stack, plugins, registry.url(), heap, workerProps,
-                    interval, icebergCommit, timeout, delayed != null ? delayed.uri() : stack.metastore().uri(),
+                    interval, idle, icebergCommit, timeout, delayed != null ? delayed.uri() : stack.metastore().uri(),
                     conditions);
             int id = 0;
             for (int w = 0; w < warmups && !configurations.isEmpty(); w++) {
