@@ -201,16 +201,18 @@ public final class BatchCycle {
                         continue;
                     }
                 }
-                if (buffer.add(record, clock.getAsLong())) {
-                    buffer.tookAt(clock.getAsLong());
+                boolean taken = buffer.add(record, clock.getAsLong());
+                long nowMs = clock.getAsLong();
+                if (taken) {
+                    buffer.tookAt(nowMs);
                 }
-                flushIfDue();
+                flushIfDue(nowMs);
                 if (buffer.byteCount() != bytesTold) {
                     releaseMemoryIfDue();
                 }
             }
             buffer.submitPending(); // encode what came in while the consumer fetches more
-            flushIfDue(); // the interval also elapses while no records arrive
+            flushIfDue(clock.getAsLong()); // the interval also elapses while no records arrive
             progress.logIfDue(buffer.recordCount(), buffer.byteCount());
             releaseMemoryIfDue(); // others may have filled the budget meanwhile
             long dueInMs = soonest(soonest(memory.settle(), flushPolicy.msUntilDue(buffer, clock.getAsLong())),
@@ -238,8 +240,8 @@ public final class BatchCycle {
         rewinder.accept(offsets);
     }
 
-    private void flushIfDue() {
-        FlushPolicy.Due due = flushPolicy.flushReason(buffer, clock.getAsLong());
+    private void flushIfDue(long nowMs) {
+        FlushPolicy.Due due = flushPolicy.flushReason(buffer, nowMs);
         if (due == null) {
             return;
         }
