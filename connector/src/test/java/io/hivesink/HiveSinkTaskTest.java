@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.apache.avro.file.DataFileReader;
@@ -434,6 +435,86 @@ class HiveSinkTaskTest {
         task.put(records(P0, 0, 2)); // Connect hands the same records again after a retriable error
         assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
         assertEquals(List.of(0L, 1L), landedIds());
+    }
+
+    @Test
+    void recordsOfABatchWhoseTableTheMetastoreFailedToAdmitAtCloseAreNotLost() throws Exception {
+        HiveSinkTask task = start(0, new RecordingContext());
+        task.open(List.of(P0)); // never committed
+        metastore.failingTableLookUps.put("events", 1); // admitting the table fails once, on the encoding pool
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        putAsConnect(task, records(P0, 0, 2)); // Connect hands the same records again
+        putAsConnect(task, records(P0, 2, 4));
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L), landedIds(), "once each, none lost");
+    }
+
+    @Test
+    void aTableAdmissionThatFailsWhileTheBatchIsOpenIsTriedAgainAndTheTaskRidesTheOutage() throws Exception {
+        for (String pipelined : List.of("false", "true")) {
+            metastore.tables.clear();
+            metastore.partitions.clear();
+            deleteWarehouse();
+            HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "10",
+                    "batch.pipelined", pipelined, "name", "admission-" + pipelined), System::currentTimeMillis);
+            task.open(List.of(P0));
+            metastore.failingTableLookUps.put("events", 3);
+            putAsConnect(task, records(P0, 0, 3)); // encoded in the background: the failure surfaces at a later call
+            putAsConnect(task, records(P0, 3, 6));
+            putAsConnect(task, records(P0, 6, 12)); // the batch of 10 closes
+            task.close(List.of(P0));
+            assertEquals(LongStream.range(0, 12).boxed().toList(), landedIds(), "pipelined=" + pipelined);
+            assertEquals(0, metastore.failingTableLookUps.get("events"), "every failure was met");
+            task.stop();
+        }
+    }
+
+    @Test
+    void fencingFoundAtConnectsOffsetCommitStopsTheTaskForGood() throws IOException {
+        HiveSinkTask zombie = start(0, new RecordingContext());
+        zombie.open(List.of(P0, P1)); // neither committed yet
+        metastore.failNextConditionalWrite = true;
+        List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
+        both.addAll(records(P1, 0, 1));
+        assertThrows(RetriableException.class, () -> zombie.put(both)); // the batch [P0 0, P1 0] is held
+        HiveSinkTask owner = start(1, new RecordingContext());
+        owner.open(List.of(P0)); // takes P0 from task 0, which does not know yet
+
+        assertEquals(Map.of(), zombie.preCommit(Map.of(P0, new OffsetAndMetadata(1), P1, new OffsetAndMetadata(1))),
+                "the held batch meets the fence at Connect's offset commit: nothing is reported");
+        ConnectException stopped = assertThrows(ConnectException.class, () -> zombie.put(records(P1, 1, 3)));
+        assertTrue(!(stopped instanceof RetriableException) && stopped.getMessage().contains("fenced"),
+                "Connect keeps a task running after a failed offset commit; its next put fails it: " + stopped);
+        zombie.close(List.of(P0, P1));
+        owner.put(records(P0, 0, 2));
+        assertEquals(List.of(0L, 1L), landedIds(), "P0's records from its new owner; nothing of P1 past a gap");
+    }
+
+    /**
+     * Puts records as Connect's worker does: a {@link RetriableException} pauses the partitions and the same records
+     * are handed over again, until they are taken.
+     */
+    private static void putAsConnect(HiveSinkTask task, List<SinkRecord> records) throws InterruptedException {
+        for (int attempt = 0; attempt < 200; attempt++) {
+            try {
+                task.put(records);
+                return;
+            } catch (RetriableException e) {
+                Thread.sleep(20);
+            }
+        }
+        throw new AssertionError("put(" + records.size() + " records) kept failing with a retriable error");
+    }
+
+    private void deleteWarehouse() throws IOException {
+        Path warehouse = dir.resolve("warehouse");
+        if (Files.exists(warehouse)) {
+            try (Stream<Path> paths = Files.walk(warehouse)) {
+                for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(path);
+                }
+            }
+        }
     }
 
     @Test

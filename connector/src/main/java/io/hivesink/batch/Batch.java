@@ -11,18 +11,20 @@ import org.apache.kafka.common.TopicPartition;
  * A closed batch: its record groups, the records it rejected (they go to the errant-record reporter, not to a
  * table) and, per Kafka partition, the stretch of offsets it covers: from where the batch before it ended (or the
  * partition resumed) to the offset after its last record. Committing a batch commits its end offsets, and only if
- * each stretch starts at the offset committed before it. {@code records} counts the records that land in tables,
- * {@code skipped} the ones taken but stored nowhere by design (ignored tombstones).
+ * each stretch starts at the offset committed before it, or, in a partition never committed, where the task started
+ * it ({@code startOffsets}: the first offset it took since the partition was assigned). {@code records} counts the
+ * records that land in tables, {@code skipped} the ones taken but stored nowhere by design (ignored tombstones).
  */
 public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> rejected,
-        Map<TopicPartition, Long> fromOffsets, Map<TopicPartition, Long> nextOffsets, long records, long bytes,
-        long skipped) {
+        Map<TopicPartition, Long> fromOffsets, Map<TopicPartition, Long> nextOffsets,
+        Map<TopicPartition, Long> startOffsets, long records, long bytes, long skipped) {
 
     public Batch {
         groups = List.copyOf(groups);
         rejected = List.copyOf(rejected);
         fromOffsets = Map.copyOf(fromOffsets);
         nextOffsets = Map.copyOf(nextOffsets);
+        startOffsets = Map.copyOf(startOffsets);
     }
 
     /** What the batch holds in the heap now: its encoded bytes, less what compressing its blocks early saved. */

@@ -78,13 +78,14 @@ final class BatchAssembler {
 
     /** The batch of the chunks taken since the last {@link #reset}. */
     Batch assemble(String id, Map<TopicPartition, Long> fromOffsets, Map<TopicPartition, Long> nextOffsets,
-            long encodedBytes, long skipped) {
+            Map<TopicPartition, Long> startOffsets, long encodedBytes, long skipped) {
         List<RecordGroup> groups = new ArrayList<>(order.size());
         for (RecordGroup group : order) {
             groups.add(new RecordGroup(group.layout(), group.partition(), files.get(group).datums(),
                     stats.get(group)));
         }
-        return new Batch(id, groups, rejected, fromOffsets, nextOffsets, landed, encodedBytes, skipped);
+        return new Batch(id, groups, rejected, fromOffsets, nextOffsets, startOffsets, landed, encodedBytes,
+                skipped);
     }
 
     /** Encoded bytes of the chunks taken. */

@@ -224,22 +224,20 @@ public final class BatchBuffer {
         return lastBatchEncodeMs;
     }
 
-    /** Closes the open batch, waiting for its records to be encoded, and starts an empty one. */
+    /**
+     * Closes the open batch, waiting for its records to be encoded, and starts an empty one. If a chunk cannot be
+     * taken the batch stays open and this throws: a retriable failure (the metastore could not admit a table for
+     * now) is tried again at the next call, anything else leaves the batch to be dropped ({@link #discard}).
+     */
     public Batch drain() {
         submitPending();
-        try {
-            chunks.takeAll();
-            lastBatchEncodeMs = chunks.encodeMs();
-            Batch batch = assembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), offsets.fromOffsets(),
-                    offsets.nextOffsets(), chunks.encodedBytes(), skipped);
-            batchSequence++;
-            return batch;
-        } catch (RuntimeException | Error e) {
-            assembler.discard(); // its blocks queued for compression are not compressed
-            throw e;
-        } finally {
-            reset();
-        }
+        chunks.takeAll();
+        lastBatchEncodeMs = chunks.encodeMs();
+        Batch batch = assembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), offsets.fromOffsets(),
+                offsets.nextOffsets(), offsets.startOffsets(), chunks.encodedBytes(), skipped);
+        batchSequence++;
+        reset();
+        return batch;
     }
 
     /**
@@ -254,6 +252,15 @@ public final class BatchBuffer {
         assembler.discard();
         reset();
         return dropped;
+    }
+
+    /**
+     * Per partition with records in the open batch, where the task started it: its committed offset when it was
+     * assigned, or, never committed, the first offset taken since. A partition never committed whose batches are
+     * dropped is read again from there.
+     */
+    public Map<TopicPartition, Long> startOffsets() {
+        return offsets.startOffsets();
     }
 
     /** The partitions are read again from these (committed) offsets: see {@link PartitionOffsets#resumeAt}. */

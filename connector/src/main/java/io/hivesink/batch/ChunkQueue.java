@@ -10,12 +10,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 
 /**
  * The open batch's chunks, encoded on the task's pool and handed on, in the order they were submitted, to a taker
  * ({@link BatchAssembler}) as soon as they and the ones before them are encoded; the queue then lets go of them. At
  * most {@code maxInFlight} chunks wait to be encoded: beyond that {@link #submit} waits, which bounds the records held
- * as objects.
+ * as objects. A chunk that failed for a reason that may pass (the metastore could not admit a table for now) is
+ * encoded again in its place as its failure is thrown, so that the batch rides the outage with every record it took:
+ * its records are not read again, and the chunks after it wait their turn.
  */
 final class ChunkQueue {
 
@@ -43,20 +46,26 @@ final class ChunkQueue {
     }
 
     void submit(List<TakenRecord> chunk) {
+        chunks.add(encodeOnPool(chunk));
+    }
+
+    private Future<EncodedChunk> encodeOnPool(List<TakenRecord> chunk) {
         inFlight.acquireUninterruptibly();
         try {
-            chunks.add(pool.submit(() -> {
+            return pool.submit(() -> {
                 try {
                     long started = System.nanoTime();
                     EncodedChunk encoded = encoder.encode(chunk);
                     encodeNanos.addAndGet(System.nanoTime() - started);
-                    encodedBytes.addAndGet(encoded.data.length);
-                    sizer.observe(encoded.data.length, encoded.count);
-                    return encoded;
+                    if (encoded.failure == null) {
+                        encodedBytes.addAndGet(encoded.data.length);
+                        sizer.observe(encoded.data.length, encoded.count);
+                    }
+                    return encoded.keepingToRetry(chunk);
                 } finally {
                     inFlight.release();
                 }
-            }));
+            });
         } catch (RuntimeException e) {
             inFlight.release();
             throw e;
@@ -75,22 +84,23 @@ final class ChunkQueue {
 
     /** Waits until every chunk is encoded and hands the rest to the taker; throws as {@link #takeEncodedSoFar}. */
     void takeAll() {
-        try {
-            while (taken < chunks.size()) {
-                take();
-            }
-        } catch (RuntimeException e) {
-            awaitQuietly(); // nothing of this batch is still being encoded once it is dropped
-            throw e;
+        while (taken < chunks.size()) {
+            take();
         }
     }
 
     private void take() {
         if (takerFailure != null) {
-            throw new ConnectException("The open batch could not take its records (" + takerFailure + "): it is "
-                    + "dropped and its records are read again", takerFailure);
+            throw new ConnectException("The open batch could not take its records (" + takerFailure + "): it "
+                    + "cannot be committed, and is dropped; its records are read again from the offsets committed in "
+                    + "the metastore", takerFailure);
         }
         EncodedChunk chunk = result(chunks.get(taken));
+        if (chunk.toRetry != null) {
+            chunks.set(taken, encodeOnPool(chunk.toRetry));
+            throw new RetriableException("Records of the open batch could not be encoded for now (" + chunk.failure
+                    .getMessage() + "); they stay in the batch and are encoded again", chunk.failure);
+        }
         if (chunk.failure != null) {
             throw chunk.failure;
         }

@@ -11,9 +11,11 @@ import org.apache.kafka.connect.sink.SinkRecord;
 /**
  * Where each Kafka partition stands: the next offset expected, so that a record delivered again after a retriable
  * failure (an offset already buffered or committed) is skipped and lands once; the first offset the open batch
- * holds; and where the open batch's stretch of the partition starts (the previous batch's end, or where the partition
+ * holds; where the open batch's stretch of the partition starts (the previous batch's end, or where the partition
  * resumed), which the commit checks against the offset committed before it, so that batches follow each other
- * without overlap or gap whatever offsets Kafka skips.
+ * without overlap or gap whatever offsets Kafka skips; and where the task started the partition (its committed
+ * offset, or, never committed, the first offset taken since it was assigned), which the commit checks the first
+ * batch of a partition never committed against.
  */
 final class PartitionOffsets {
 
@@ -33,6 +35,9 @@ final class PartitionOffsets {
         if (partition.batchFirst < 0) {
             partition.batchFirst = offset;
             partition.batchFrom = partition.next >= 0 ? partition.next : offset;
+        }
+        if (partition.start < 0) {
+            partition.start = partition.batchFrom;
         }
         partition.next = offset + 1;
     }
@@ -59,6 +64,14 @@ final class PartitionOffsets {
      */
     Map<TopicPartition, Long> fromOffsets() {
         return inBatch(partition -> partition.batchFrom);
+    }
+
+    /**
+     * Per partition with records in the open batch, where the task started it: where it resumed (its committed
+     * offset), or, never committed, the first offset taken since it was assigned or read again.
+     */
+    Map<TopicPartition, Long> startOffsets() {
+        return inBatch(partition -> partition.start);
     }
 
     private Map<TopicPartition, Long> inBatch(ToLongFunction<Progress> offset) {
@@ -99,7 +112,11 @@ final class PartitionOffsets {
      * and the next batch's stretch starts there.
      */
     void resumeAt(Map<TopicPartition, Long> offsets) {
-        offsets.forEach((tp, offset) -> progress.computeIfAbsent(tp, Progress::new).next = offset);
+        offsets.forEach((tp, offset) -> {
+            Progress partition = progress.computeIfAbsent(tp, Progress::new);
+            partition.next = offset;
+            partition.start = offset;
+        });
         last = null;
     }
 
@@ -116,6 +133,7 @@ final class PartitionOffsets {
         long next = -1;
         long batchFirst = -1;
         long batchFrom = -1;
+        long start = -1;
 
         Progress(TopicPartition tp) {
             this.tp = tp;

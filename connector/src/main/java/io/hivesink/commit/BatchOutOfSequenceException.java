@@ -22,7 +22,10 @@ public final class BatchOutOfSequenceException extends ConnectException {
         this.committed = Map.copyOf(committed);
     }
 
-    /** The committed offsets of the partitions the batch did not follow on. */
+    /**
+     * Per partition the batch did not follow on, the offset it should have started from: the committed one, or, in a
+     * partition never committed, where the task started it.
+     */
     public Map<TopicPartition, Long> committed() {
         return committed;
     }

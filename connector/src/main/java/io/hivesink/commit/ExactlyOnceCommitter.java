@@ -201,26 +201,30 @@ public final class ExactlyOnceCommitter {
         faults.reached(FaultPoint.INTENT_DURABLE);
     }
 
-    /** Refuses a batch that does not follow on from the committed offsets (see {@link Batch}). */
+    /**
+     * Refuses a batch that does not follow on from the committed offsets, or, in a partition never committed, from
+     * where the task started it (see {@link Batch}): a path that lost track of records would otherwise land a gap.
+     */
     private void checkSequence(Batch batch, TaskState state) {
-        Map<TopicPartition, Long> committed = new LinkedHashMap<>();
+        Map<TopicPartition, Long> expected = new LinkedHashMap<>();
         StringBuilder mismatches = new StringBuilder();
         batch.fromOffsets().entrySet().stream().sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
                 .forEach(e -> {
                     TaskState.PartitionState stored = state.partitions().get(e.getKey());
-                    if (stored != null && stored.nextOffset() != TaskState.PartitionState.NONE
-                            && stored.nextOffset() != e.getValue()) {
-                        committed.put(e.getKey(), stored.nextOffset());
+                    boolean committed = stored != null && stored.nextOffset() != TaskState.PartitionState.NONE;
+                    Long start = committed ? Long.valueOf(stored.nextOffset()) : batch.startOffsets().get(e.getKey());
+                    if (start != null && start.longValue() != e.getValue()) {
+                        expected.put(e.getKey(), start);
                         mismatches.append(mismatches.length() == 0 ? "" : ", ").append(e.getKey()).append(" from ")
-                                .append(e.getValue()).append(" where ").append(stored.nextOffset())
-                                .append(" is committed");
+                                .append(e.getValue()).append(committed ? " where " + start + " is committed"
+                                        : " where the task resumed it at " + start + " and nothing is committed");
                     }
                 });
-        if (!committed.isEmpty()) {
+        if (!expected.isEmpty()) {
             throw new BatchOutOfSequenceException("Batch " + batch.id() + " of task " + run.task() + " of "
                     + run.connector() + " does not follow on from the committed offsets (" + mismatches + "): "
                     + "committing it would land records twice or skip some. It is dropped and its partitions are "
-                    + "read again from the committed offsets.", committed);
+                    + "read again from the committed offsets.", expected);
         }
     }
 

@@ -8,4 +8,8 @@ public class TaskFencedException extends ConnectException {
     public TaskFencedException(String message) {
         super(message);
     }
+
+    public TaskFencedException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

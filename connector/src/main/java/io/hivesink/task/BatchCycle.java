@@ -54,6 +54,8 @@ import io.hivesink.security.TaskIdentity;
 public final class BatchCycle {
 
     private static final Logger log = LoggerFactory.getLogger(BatchCycle.class);
+    /** After a retriable failure, Connect is asked to hand the records again this soon. */
+    static final long RETRY_CALL_MS = 1_000;
 
     private final BatchBuffer buffer;
     private final FlushPolicy flushPolicy;
@@ -67,6 +69,8 @@ public final class BatchCycle {
     private Batch pending;
     /** A bad record or fencing stopped the task: nothing more is committed. */
     private boolean stopped;
+    /** Fencing met where Connect keeps the task running (its offset commit): the next delivery fails the task. */
+    private TaskFencedException fenced;
     /** Asks Connect to read partitions again from the given offsets (before its next delivery). */
     private final Consumer<Map<TopicPartition, Long>> rewinder;
     /** Asks Connect to call the task again within this many milliseconds, records or not. */
@@ -183,6 +187,10 @@ public final class BatchCycle {
     }
 
     private void takeAsTask(Collection<SinkRecord> records) {
+        if (fenced != null) {
+            throw new TaskFencedException(fenced.getMessage() + " (found at Connect's offset commit; the task stops "
+                    + "here, since Connect keeps a task running after a failed offset commit)", fenced);
+        }
         skippedInDelivery.clear();
         try {
             skippedInDelivery.addAll(postponed.partitions());
@@ -223,6 +231,9 @@ public final class BatchCycle {
         } catch (DataException | TaskFencedException e) {
             // The task stops; the offset commit that Connect still makes while closing must not try this batch again.
             stopped = true;
+            throw e;
+        } catch (RetriableException e) {
+            nextCallWithin.accept(RETRY_CALL_MS); // Connect hands the records again then, not at its next offset commit
             throw e;
         }
     }
@@ -362,6 +373,7 @@ public final class BatchCycle {
             progress.committed(summary.records(), summary.bytes());
         } catch (TaskFencedException e) {
             metrics.fenced();
+            stopped = true; // at every entry point: nothing more is committed, whoever called
             pending.discard();
             pending = null;
             buffer.discard();
@@ -390,7 +402,7 @@ public final class BatchCycle {
 
     /**
      * Drops the held batch and the open one, and has Connect read their partitions, but {@code except}, again from
-     * the offsets committed in the metastore (or, never committed, from where the dropped records started).
+     * the offsets committed in the metastore (or, never committed, from where the task started them).
      */
     private void dropUncommitted(String why, Collection<TopicPartition> except) {
         if (inFlight()) {
@@ -403,13 +415,14 @@ public final class BatchCycle {
         Map<TopicPartition, Long> from = new HashMap<>();
         String dropped = "";
         if (pending != null) {
-            from.putAll(pending.fromOffsets());
+            from.putAll(pending.startOffsets());
             dropped = "batch " + pending.id() + " (" + pending.records() + " records) and ";
             pending.discard();
             pending = null;
         }
         long open = buffer.recordCount();
-        buffer.discard().forEach(from::putIfAbsent);
+        buffer.startOffsets().forEach(from::putIfAbsent);
+        buffer.discard();
         from.keySet().removeAll(except);
         Map<TopicPartition, Long> committed = committer.committedOffsets();
         Map<TopicPartition, Long> rewind = new HashMap<>();
@@ -445,6 +458,10 @@ public final class BatchCycle {
             resumes.positionsReported(currentOffsets);
             try {
                 commitPendingIfDone(); // a batch in flight is reported once it is committed, at a later call
+            } catch (TaskFencedException e) {
+                // thrown, Connect would log it, rewind the consumer and run on; the next delivery fails the task
+                log.error("Batch found fenced at Connect's offset commit; the task stops: {}", e.getMessage());
+                fenced = e;
             } catch (RetriableException e) {
                 // thrown, it would make Connect log an error and rewind the consumer; the batch is held instead
                 log.warn("Batch {} could not be committed at Connect's offset commit; it is held and committed on "

@@ -130,6 +130,26 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void aGapInAPartitionNeverCommittedBeforeIsRefused() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(List.of(EVENTS_0)); // a new partition: no offset committed yet
+        task.feed(List.of(EVENTS_0), 0, 5);
+        task.buffer.drain(); // a batch closed and lost on the way, as a path that forgets records would lose it
+        task.feed(List.of(EVENTS_0), 5, 10);
+        BatchOutOfSequenceException gap = assertThrows(BatchOutOfSequenceException.class, task::commit);
+        assertTrue(gap.getMessage().contains("events-0 from 5 where the task resumed it at 0"), gap.getMessage());
+        assertEquals(Map.of(EVENTS_0, 0L), gap.committed(), "read again from where the partition resumed");
+        assertEquals(List.of(), landedIds("events", metastore), "nothing of the batch landed");
+
+        task.buffer.forget(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 0, 10);
+        task.commit();
+        assertEquals(expectedIds(List.of(EVENTS_0), 10), landedIds("events", metastore));
+    }
+
+    @Test
     void aBatchThatDoesNotFollowOnFromTheCommittedOffsetsIsRefusedAndNothingOfItLands() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task task = new Task(metastore, 0, FaultInjector.NONE);

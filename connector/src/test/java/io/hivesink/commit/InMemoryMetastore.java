@@ -28,6 +28,8 @@ public final class InMemoryMetastore implements Metastore {
     final List<String> databases = new ArrayList<>();
     public int addPartitionCalls;
     public boolean failNextAddPartitions;
+    /** Per table name, how many of its next look-ups fail as a metastore outage would. */
+    public final Map<String, Integer> failingTableLookUps = new HashMap<>();
     /** The next conditional write (a task state's) fails as a metastore outage would, before it is made. */
     public boolean failNextConditionalWrite;
     boolean ignoreCompareAndSet;
@@ -62,6 +64,10 @@ public final class InMemoryMetastore implements Metastore {
 
     @Override
     public synchronized Optional<Table> getTable(String database, String table) {
+        if (failingTableLookUps.getOrDefault(table, 0) > 0) {
+            failingTableLookUps.merge(table, -1, Integer::sum);
+            throw new MetastoreException("get_table " + database + "." + table + " failed (test outage)", null);
+        }
         return Optional.ofNullable(tables.get(database + "." + table)).map(Table::new);
     }
 
