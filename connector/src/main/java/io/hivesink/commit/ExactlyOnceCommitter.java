@@ -98,7 +98,7 @@ public final class ExactlyOnceCommitter {
     public Fencing start(Fencing requested) {
         ledger.table();
         own.set(states.readOrCreate(run.task()));
-        return FencingProbe.settle(states, own, run, requested);
+        return FencingProbe.settle(states, run, requested);
     }
 
     /** Takes ownership of newly assigned partitions ({@link PartitionClaims}); returns where to resume them. */

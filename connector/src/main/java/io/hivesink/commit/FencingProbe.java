@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Settles, when a task run starts, how writes to task states are fenced on this metastore: by compare-and-set if the
- * metastore checks it (probed with a stale and a current expectation), else by the metastore's locks, else not at
- * all, and then the task refuses to start, saying why and what to do. A probe that met another writer's change to the
- * state (tasks started together claim partitions from each other's states) is made again on the new state: judged
+ * metastore checks it (probed with a stale and a current expectation, on a scratch table of the task's: see
+ * {@link StateTables#probeCompareAndSet}), else by the metastore's locks, else not at all, and then the task refuses
+ * to start, saying why and what to do. A probe that met another writer's change to its table is made again: judged
  * as a refusal, it would leave the task on locks, or unable to start, for the rest of its run. A stale expectation
  * refused in words other than Hive's check is probed once more: on a metastore that ignores expectations, that
  * refusal was a failure of the write itself, and judged a check it would leave the task unfenced.
@@ -34,10 +34,10 @@ final class FencingProbe {
      * @return the fencing in use, set on {@code states}
      * @throws ConnectException if the requested fencing cannot work on this metastore
      */
-    static Fencing settle(StateTables states, OwnState own, TaskRun run, Fencing requested) {
+    static Fencing settle(StateTables states, TaskRun run, Fencing requested) {
         String casProblem = null;
         if (requested != Fencing.LOCKS) {
-            StateTables.Probe probed = probe(states, own, run);
+            StateTables.Probe probed = probe(states, run);
             if (probed.outcome() == StateTables.CompareAndSet.CHECKED) {
                 states.use(Fencing.COMPARE_AND_SET);
                 return Fencing.COMPARE_AND_SET;
@@ -56,13 +56,19 @@ final class FencingProbe {
                         + ". Set hive.metastore.fencing=auto or locks.");
             }
         }
-        String lockProblem = states.lockProblem(run.task());
+        StateTables.LockProblem lockProblem = states.lockProblem(run.task());
+        if (lockProblem != null && lockProblem.held()) {
+            throw new ConnectException("Task " + run.task() + " of " + run.connector() + " fences by metastore locks, "
+                    + "and the lock on its state table is held: " + lockProblem.message() + ". Is another instance "
+                    + "of this task running (a second Connect cluster with a connector of the same name)? A lock "
+                    + "left behind by a stopped worker shows no sign of life and is broken by itself.");
+        }
         if (lockProblem != null) {
             throw new ConnectException("hive-sink cannot fence zombie tasks on the "
                     + states.metastoreDescription() + ": " + (casProblem == null ? "" : casProblem + ", and ")
-                    + "its lock API fails (" + lockProblem + "). Locks need the metastore's transaction tables (a "
-                    + "schema made by schematool); or use a metastore 2.3.10+ or 4.x with direct SQL on, which "
-                    + "checks compare-and-set.");
+                    + "its lock API fails (" + lockProblem.message() + "). Locks need the metastore's transaction "
+                    + "tables (a schema made by schematool); or use a metastore 2.3.10+ or 4.x with direct SQL on, "
+                    + "which checks compare-and-set.");
         }
         log.info("Task {} of {} fences by metastore locks{}", run.task(), run.connector(),
                 casProblem == null ? "" : ": compare-and-set cannot be used, " + casProblem);
@@ -70,13 +76,11 @@ final class FencingProbe {
         return Fencing.LOCKS;
     }
 
-    private static StateTables.Probe probe(StateTables states, OwnState own, TaskRun run) {
+    private static StateTables.Probe probe(StateTables states, TaskRun run) {
         String unconfirmed = null;
         int races = 0;
         while (true) {
-            Optional<StateTables.Probe> probed = states.probeCompareAndSet(own.stored());
-            String raced = own.stored().version();
-            own.reload();
+            Optional<StateTables.Probe> probed = states.probeCompareAndSet(run.task());
             if (probed.isPresent() && probed.get().outcome() == StateTables.CompareAndSet.UNCONFIRMED) {
                 // The two writes differ only in the expectation: a metastore that ignores it cannot refuse the stale
                 // one twice while taking the current one twice, unless two failures of its own fall just there
@@ -104,13 +108,14 @@ final class FencingProbe {
             if (++races == TRIES) {
                 throw new ConnectException("Task " + run.task() + " of " + run.connector() + " cannot tell whether "
                         + "the " + states.metastoreDescription() + " checks compare-and-set: another writer changed "
-                        + "the task's state during each of " + TRIES + " probes (last seen " + own.stored().version()
-                        + "). Is a second connector of the same name writing to the same state database?");
+                        + "the task's state during each of " + TRIES + " probes (of table " + states.database() + "."
+                        + states.probeTableName(run.task()) + "). Is a second connector of the same name writing to "
+                        + "the same state database?");
             }
             long pauseMs = (FIRST_PAUSE_MS << (races - 1)) + ThreadLocalRandom.current().nextLong(FIRST_PAUSE_MS);
-            log.info("Task {} of {}: another writer changed the task's state from version {} to {} during the "
-                    + "compare-and-set probe; probing again in {} ms", run.task(), run.connector(), raced,
-                    own.stored().version(), pauseMs);
+            log.info("Task {} of {}: another writer changed the probe's table {} during the compare-and-set "
+                    + "probe; probing again in {} ms", run.task(), run.connector(), states.probeTableName(run.task()),
+                    pauseMs);
             pause(pauseMs);
         }
     }

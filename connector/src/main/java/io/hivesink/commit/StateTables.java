@@ -51,7 +51,8 @@ public final class StateTables {
     static final String OFFSETS = "hive-sink.offsets";
     static final String KIND = "hive-sink.kind";
     static final String TABLES_DATABASE = "hive-sink.tables-database";
-    static final long LOCK_TIMEOUT_MS = 30_000;
+    /** How long a lock ahead of a writer may show no sign of life before it is broken, unless configured. */
+    public static final long STALE_LOCK_MS = 10_000;
 
     private final Metastore metastore;
     private final String database;
@@ -60,6 +61,7 @@ public final class StateTables {
     private final String location;
     private final Deployment deployment;
     private final String writer;
+    private final StateLocks locks;
     private long writes;
     private Fencing fencing = Fencing.COMPARE_AND_SET;
 
@@ -69,6 +71,16 @@ public final class StateTables {
      * @param writer this task instance, part of every version it writes so versions are unique across writers
      */
     public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer) {
+        this(metastore, database, deployment, location, writer, STALE_LOCK_MS);
+    }
+
+    /**
+     * @param staleLockMs where writes are fenced by locks, how long a lock ahead of a writer may show no sign of life
+     *     before it is taken for left behind and broken ({@link StateLocks})
+     */
+    public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer,
+            long staleLockMs) {
+        this.locks = new StateLocks(metastore, database, writer, staleLockMs);
         this.metastore = metastore;
         this.database = database;
         this.deployment = deployment;
@@ -154,21 +166,24 @@ public final class StateTables {
         return written ? new Stored(current.task(), next, table.getParameters().get(VERSION), table) : null;
     }
 
-    /** The compare-and-set done by hand: nobody else reads-and-writes the table while the lock is held. */
+    /**
+     * The compare-and-set done by hand: nobody else reads-and-writes the table while the lock is held. The lock is
+     * heartbeat just before the write: if a writer broke it, taking it for left behind, nothing is written.
+     */
     private boolean writeUnderLock(Table table, String expectedVersion) {
-        long lock = metastore.lockExclusive(database, table.getTableName(), LOCK_TIMEOUT_MS);
+        long lock = locks.acquire(table.getTableName());
         try {
             String stored = metastore.getTable(database, table.getTableName())
                     .map(t -> t.getParameters().get(VERSION))
                     .orElseThrow(() -> new MetastoreException("The state table " + database + "."
                             + table.getTableName() + " has disappeared from the metastore.", null));
-            if (!stored.equals(expectedVersion)) {
+            if (!stored.equals(expectedVersion) || !locks.stillHeld(lock)) {
                 return false;
             }
             metastore.alterTable(table);
             return true;
         } finally {
-            metastore.unlock(lock);
+            locks.release(lock);
         }
     }
 
@@ -185,14 +200,29 @@ public final class StateTables {
         return metastore.describe();
     }
 
-    /** Whether the metastore's lock API works: an exclusive lock on the task's state table, taken and released. */
-    public String lockProblem(int task) {
+    /**
+     * Whether the metastore's lock API works: an exclusive lock on the task's state table, taken (locks left behind
+     * there are broken) and released.
+     *
+     * @return null if it works, else what failed: the lock API itself, or a live holder that kept the lock
+     */
+    public LockProblem lockProblem(int task) {
         try {
-            metastore.unlock(metastore.lockExclusive(database, tableName(task), LOCK_TIMEOUT_MS));
+            locks.release(locks.acquire(tableName(task)));
             return null;
+        } catch (StateLocks.LockHeldException e) {
+            return new LockProblem(true, e.getMessage());
         } catch (RuntimeException e) {
-            return e.getMessage();
+            return new LockProblem(false, e.getMessage());
         }
+    }
+
+    /**
+     * Why a lock could not be taken.
+     *
+     * @param held true: the lock API works, but a live holder kept the lock; false: the lock API failed
+     */
+    public record LockProblem(boolean held, String message) {
     }
 
     /** What the metastore does with a compare-and-set on alter_table. */
@@ -222,14 +252,30 @@ public final class StateTables {
     }
 
     /**
-     * Probes the metastore with two writes of the task's own state, content unchanged: one expecting a version that
-     * is not stored (it must fail), then one expecting the stored version (it must pass).
+     * Probes the metastore with two writes of a scratch table of the task's own, {@code hive_sink_probe_<connector>_
+     * <task>}: one expecting a version that is not stored (it must fail), then one expecting the stored version (it
+     * must pass). Not the task's state: on a metastore that ignores the expectation, the stale write is made, and
+     * made on the state it would put back what another task wrote there since it was read (a partition it claimed).
      *
-     * @return empty if another writer changed the state between {@code current} and the probe (a task taking over a
-     *         partition writes its previous owner's state), which says nothing about the metastore: read the state
-     *         again and probe again
+     * @return empty if another writer changed the scratch table between the two writes (a second instance of the
+     *         task probing at the same time), which says nothing about the metastore: probe again
      */
-    public Optional<Probe> probeCompareAndSet(Stored current) {
+    public Optional<Probe> probeCompareAndSet(int task) {
+        String name = probeTableName(task);
+        Table scratch = metastore.getTable(database, name).orElse(null);
+        if (scratch == null) {
+            Table definition = definition(task);
+            definition.setTableName(name);
+            definition.getSd().setLocation(location + "/" + name);
+            definition.getParameters().put(KIND, "fencing-probe");
+            definition.getParameters().put("comment", "hive-sink connector " + deployment.connector() + ", task "
+                    + task + ": written when the task starts, to learn whether the metastore checks "
+                    + "compare-and-set. Holds no data.");
+            metastore.createTable(definition);
+            scratch = metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("The table "
+                    + database + "." + name + " was created but cannot be read back.", null));
+        }
+        Stored current = new Stored(task, null, scratch.getParameters().getOrDefault(VERSION, "0"), scratch);
         String stored = current.version();
         ConditionalAlter stale = metastore.alterTableIf(withVersion(current, counter(stored) + 1, "probe-stale"),
                 VERSION, stored + ":not-stored");
@@ -246,6 +292,11 @@ public final class StateTables {
         }
         return Optional.of(stale.outcome() == ConditionalAlter.Outcome.REFUSED_BY_CHECK
                 ? new Probe(CompareAndSet.CHECKED, null) : new Probe(CompareAndSet.UNCONFIRMED, stale.answer()));
+    }
+
+    /** The scratch table the task's fencing probe writes. */
+    public String probeTableName(int task) {
+        return "hive_sink_probe_" + deployment.tableName() + "_" + task;
     }
 
     private Table withVersion(Stored current, long counter, String tag) {

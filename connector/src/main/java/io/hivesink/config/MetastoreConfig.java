@@ -19,12 +19,13 @@ import org.apache.kafka.common.config.types.Password;
  * @param saslEnabled       whether the metastore is talked to over SASL (Kerberos)
  * @param kerberosPrincipal the metastore's service principal, {@code _HOST} not yet expanded
  * @param startWaitMs how long a starting task waits for a metastore that does not answer
+ * @param lockStaleMs fencing by locks, how long a lock on a task's state may show no sign of life before it is broken
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
 public record MetastoreConfig(List<String> uris, boolean sslEnabled, String truststorePath,
         Password truststorePassword, String fencing, boolean saslEnabled, String kerberosPrincipal,
-        long startWaitMs) {
+        long startWaitMs, long lockStaleMs) {
 
     public static final String GROUP = "Hive metastore";
     public static final String METASTORE_URIS = "hive.metastore.uris";
@@ -35,6 +36,7 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
     public static final String METASTORE_SASL_ENABLED = "hive.metastore.sasl.enabled";
     public static final String METASTORE_KERBEROS_PRINCIPAL = "hive.metastore.kerberos.principal";
     public static final String METASTORE_START_WAIT_MS = "hive.metastore.start.wait.ms";
+    public static final String METASTORE_LOCK_STALE_MS = "hive.metastore.lock.stale.ms";
 
     private static final ConfigDef.Validator BOOLEAN = Validators.bool();
 
@@ -86,13 +88,26 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
                         + "should not fail it. A service that answers but refuses the task (permissions, SASL, TLS, "
                         + "release) fails it at once.",
                 GROUP, ++order, Width.SHORT, "Metastore start wait");
+        def.define(METASTORE_LOCK_STALE_MS, Type.LONG, 10_000L, ConfigDef.Range.between(1_000L, 3_600_000L),
+                Importance.LOW,
+                "Where task states are fenced by metastore locks (" + METASTORE_FENCING + "=locks, or auto on Hive "
+                        + "3.x): how long a lock on a task's state table may show no sign of life (no heartbeat, "
+                        + "granted or waiting) while a task waits for it, before the task takes it for left behind "
+                        + "(a worker stopped inside a locked write) and breaks it. Hive 3.1 and 4.0 metastores do "
+                        + "not time such locks out unless their house-keeping runs, and keep them across restarts. "
+                        + "A live holder keeps a state lock for one read and one write, and heartbeats it just before "
+                        + "it writes; a holder stalled for longer than this between that heartbeat and its write is "
+                        + "the window left, since these locks carry no fencing token. A write waits for its lock up "
+                        + "to three times this before it fails and is tried again.",
+                GROUP, ++order, Width.SHORT, "Stale lock time");
     }
 
     static MetastoreConfig from(AbstractConfig config) {
         return new MetastoreConfig(config.getList(METASTORE_URIS), config.getBoolean(METASTORE_SSL_ENABLED),
                 config.getString(METASTORE_SSL_TRUSTSTORE_PATH), config.getPassword(METASTORE_SSL_TRUSTSTORE_PASSWORD),
                 config.getString(METASTORE_FENCING), config.getBoolean(METASTORE_SASL_ENABLED),
-                config.getString(METASTORE_KERBEROS_PRINCIPAL).trim(), config.getLong(METASTORE_START_WAIT_MS));
+                config.getString(METASTORE_KERBEROS_PRINCIPAL).trim(), config.getLong(METASTORE_START_WAIT_MS),
+                config.getLong(METASTORE_LOCK_STALE_MS));
     }
 
     /**

@@ -49,14 +49,30 @@ public interface Metastore extends AutoCloseable {
     void alterTableCascade(Table table);
 
     /**
-     * Takes an exclusive lock on the table through the metastore's lock API (which needs its transaction tables),
-     * waiting for it up to {@code timeoutMs}.
+     * Asks for an exclusive lock on the table, outside any transaction, through the metastore's lock API (which needs
+     * its transaction tables). Does not wait: a lock that is not granted at once is returned WAITING, and stays
+     * queued until {@link #unlock}ed. The request is not sent again on a broken connection (a lock granted to a
+     * request whose answer was lost would be one nobody knows of).
      *
-     * @return the lock's id, for {@link #unlock}
+     * @param agentInfo who asks, as the metastore records and lists it (at most 128 characters)
      */
-    long lockExclusive(String database, String table, long timeoutMs);
+    TableLock requestExclusiveLock(String database, String table, String agentInfo);
 
+    /** Where the lock stands now; asking about a waiting lock tells the metastore its holder is alive. */
+    TableLock.State checkLock(long lockId);
+
+    /**
+     * Tells the metastore the lock's holder is alive.
+     *
+     * @return false if the metastore no longer has the lock: it was released, broken by another client or timed out
+     */
+    boolean heartbeatLock(long lockId);
+
+    /** Releases the lock, granted or waiting; a lock that no longer exists is no error. */
     void unlock(long lockId);
+
+    /** The locks on the table, granted or waiting, oldest first. */
+    List<TableLock> locksOn(String database, String table);
 
     /** Tells {@code observer} of every call from now on (for metrics); a fake may ignore it. */
     default void observeCalls(MetastoreCallObserver observer) {}

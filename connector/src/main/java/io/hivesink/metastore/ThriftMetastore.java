@@ -2,6 +2,7 @@ package io.hivesink.metastore;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 import org.apache.hadoop.hive.common.StatsSetupConst;
@@ -13,13 +14,18 @@ import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.EnvironmentContext;
 import org.apache.hadoop.hive.metastore.api.GetTableRequest;
 import org.apache.hadoop.hive.metastore.api.GetTablesRequest;
+import org.apache.hadoop.hive.metastore.api.HeartbeatRequest;
 import org.apache.hadoop.hive.metastore.api.LockComponent;
 import org.apache.hadoop.hive.metastore.api.LockLevel;
 import org.apache.hadoop.hive.metastore.api.LockRequest;
 import org.apache.hadoop.hive.metastore.api.LockResponse;
 import org.apache.hadoop.hive.metastore.api.LockState;
 import org.apache.hadoop.hive.metastore.api.LockType;
+import org.apache.hadoop.hive.metastore.api.NoSuchLockException;
 import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.hadoop.hive.metastore.api.ShowLocksRequest;
+import org.apache.hadoop.hive.metastore.api.ShowLocksResponse;
+import org.apache.hadoop.hive.metastore.api.ShowLocksResponseElement;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.hadoop.hive.metastore.api.UnlockRequest;
 import org.apache.hadoop.hive.metastore.api.hive_metastoreConstants;
@@ -222,47 +228,85 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public synchronized long lockExclusive(String database, String table, long timeoutMs) {
+    public synchronized TableLock requestExclusiveLock(String database, String table, String agentInfo) {
         LockComponent component = new LockComponent(LockType.EXCLUSIVE, LockLevel.TABLE, database);
         component.setTablename(table);
         component.setOperationType(DataOperationType.NO_TXN);
         component.setIsTransactional(false);
         LockRequest request = new LockRequest(new ArrayList<>(List.of(component)), "hive-sink", hostName());
+        request.setAgentInfo(agentInfo);
         String what = database + "." + table;
-        LockResponse response;
         try {
             // not repeated on a broken connection: a lock granted to a request whose answer was lost would block us
-            response = calls.call("lock", what, false, c -> c.lock(request));
+            LockResponse response = calls.call("lock", what, false, c -> c.lock(request));
+            return new TableLock(response.getLockid(), state(response.getState()), agentInfo, "hive-sink",
+                    hostName(), 0, 0);
         } catch (TException e) {
             throw calls.failed("lock " + what, e);
         }
-        long deadline = System.currentTimeMillis() + timeoutMs;
-        while (response.getState() == LockState.WAITING && System.currentTimeMillis() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new MetastoreException("Interrupted waiting for lock " + what, e);
-            }
-            long id = response.getLockid();
-            response = calls.run("check_lock", what, c -> c.check_lock(new CheckLockRequest(id)));
+    }
+
+    @Override
+    public synchronized TableLock.State checkLock(long lockId) {
+        return state(calls.run("check_lock", "lock " + lockId,
+                c -> c.check_lock(new CheckLockRequest(lockId))).getState());
+    }
+
+    @Override
+    public synchronized boolean heartbeatLock(long lockId) {
+        HeartbeatRequest request = new HeartbeatRequest();
+        request.setLockid(lockId);
+        try {
+            calls.call("heartbeat", "lock " + lockId, true, c -> {
+                c.heartbeat(request);
+                return null;
+            });
+            return true;
+        } catch (NoSuchLockException e) {
+            return false;
+        } catch (TException e) {
+            throw calls.failed("heartbeat lock " + lockId, e);
         }
-        if (response.getState() != LockState.ACQUIRED) {
-            if (response.getState() == LockState.WAITING) {
-                unlock(response.getLockid());
-            }
-            throw new MetastoreException("Metastore call lock " + what + " on " + calls.urisText() + " ended "
-                    + response.getState() + " after " + timeoutMs + " ms", null);
-        }
-        return response.getLockid();
     }
 
     @Override
     public synchronized void unlock(long lockId) {
-        calls.run("unlock", "lock " + lockId, c -> {
-            c.unlock(new UnlockRequest(lockId));
-            return null;
-        });
+        try {
+            calls.call("unlock", "lock " + lockId, true, c -> {
+                c.unlock(new UnlockRequest(lockId));
+                return null;
+            });
+        } catch (NoSuchLockException e) {
+            // released already, by us before a lost answer, or broken by another client: what we wanted
+        } catch (TException e) {
+            throw calls.failed("unlock lock " + lockId, e);
+        }
+    }
+
+    @Override
+    public synchronized List<TableLock> locksOn(String database, String table) {
+        ShowLocksRequest request = new ShowLocksRequest();
+        // Hive stores lock names lower-cased and compares these as given
+        request.setDbname(database.toLowerCase(Locale.ROOT));
+        request.setTablename(table.toLowerCase(Locale.ROOT));
+        ShowLocksResponse response = calls.run("show_locks", database + "." + table, c -> c.show_locks(request));
+        List<TableLock> locks = new ArrayList<>();
+        if (response.getLocks() != null) {
+            for (ShowLocksResponseElement lock : response.getLocks()) {
+                locks.add(new TableLock(lock.getLockid(), state(lock.getState()), lock.getAgentInfo(), lock.getUser(),
+                        lock.getHostname(), lock.getAcquiredat(), lock.getLastheartbeat()));
+            }
+        }
+        locks.sort(java.util.Comparator.comparingLong(TableLock::id));
+        return locks;
+    }
+
+    private static TableLock.State state(LockState state) {
+        return switch (state) {
+            case ACQUIRED -> TableLock.State.ACQUIRED;
+            case WAITING -> TableLock.State.WAITING;
+            default -> TableLock.State.ENDED;
+        };
     }
 
     private static String hostName() {

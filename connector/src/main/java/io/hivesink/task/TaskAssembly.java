@@ -168,7 +168,8 @@ public final class TaskAssembly implements AutoCloseable {
             String stateLocation = new Path(connectorStaging, "state").toString();
             Metastore stateMetastore = metastore;
             StateTables states = StateDatabase.locate(metastore, tablesConfig.stateDatabase(), database,
-                    warehouseUri, in -> new StateTables(stateMetastore, in, deployment, stateLocation, instance));
+                    warehouseUri, in -> new StateTables(stateMetastore, in, deployment, stateLocation, instance,
+                            metastoreConfig.lockStaleMs()));
             ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
                     new Ledger(tables, metastore, tablesConfig.ledgerTable()), states, FaultInjector.fromEnvironment(),
                     run, clock);

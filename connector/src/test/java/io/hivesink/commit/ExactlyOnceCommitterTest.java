@@ -283,6 +283,36 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void theFencingProbeNeverPutsBackAPartitionAnotherTaskClaimedFromTheLiveState() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        metastore.ignoreCompareAndSet = true; // as Hive 3.1: the probe's stale write is made, not refused
+        Task first = new Task(metastore, 0, FaultInjector.NONE);
+        assertEquals(Fencing.LOCKS, first.committer.start(Fencing.AUTO));
+        first.committer.claim(List.of(EVENTS_0));
+        first.feed(List.of(EVENTS_0), 0, 5);
+        first.commit();
+
+        String live = "db.hive_sink_state_conn_0";
+        boolean[] claimed = {false};
+        metastore.beforeConditionalWrite = written -> {
+            if (!claimed[0]) { // task 1 claims events-0 from task 0 while task 0's new run probes
+                claimed[0] = true;
+                Table state = metastore.tables.get(live);
+                TaskState before = StateTables.decode(0, state).state();
+                StateTables.encode(new TaskState(before.owner(), Map.of(EVENTS_0,
+                        new TaskState.PartitionState(5, false)), before.intent(), before.lastBatch()),
+                        state.getParameters());
+                bumpVersion(state);
+            }
+        };
+        Task restarted = new Task(metastore, 0, FaultInjector.NONE);
+        assertEquals(Fencing.LOCKS, restarted.committer.start(Fencing.AUTO));
+        assertTrue(claimed[0]);
+        assertFalse(StateTables.decode(0, metastore.tables.get(live)).state().owns(EVENTS_0),
+                "the claim made during the probe stands");
+    }
+
+    @Test
     void aMetastoreThatIgnoresCompareAndSetAndHasNoLocksIsRefusedWithTheFix() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         metastore.ignoreCompareAndSet = true;

@@ -14,6 +14,7 @@ import org.apache.hadoop.hive.metastore.api.Table;
 import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
+import io.hivesink.metastore.TableLock;
 import io.hivesink.table.HivePaths;
 
 /**
@@ -48,8 +49,7 @@ public final class InMemoryMetastore implements Metastore {
     boolean locksWork = true;
     int failingTableListings;
     int lockCalls;
-    private final java.util.Set<String> locked = new java.util.HashSet<>();
-    private final Map<Long, String> lockIds = new HashMap<>();
+    private final java.util.TreeMap<Long, FakeLock> locks = new java.util.TreeMap<>();
     private long lastLockId;
 
     @Override
@@ -170,24 +170,82 @@ public final class InMemoryMetastore implements Metastore {
         }
     }
 
+    /**
+     * Hive's semantics for exclusive table locks outside transactions: granted only when no lock on the table was
+     * asked for before (granted or waiting), kept until unlocked (nothing times out), heartbeats on the metastore's
+     * clock, unlock of an unknown lock no error.
+     */
     @Override
-    public synchronized long lockExclusive(String database, String table, long timeoutMs) {
+    public synchronized TableLock requestExclusiveLock(String database, String table, String agentInfo) {
         if (!locksWork) {
             throw new MetastoreException("lock: no transaction tables", null);
         }
-        String key = database + "." + table;
-        if (locked.contains(key)) {
-            throw new MetastoreException("lock " + key + " is held", null);
-        }
-        locked.add(key);
         lockCalls++;
-        lockIds.put(++lastLockId, key);
-        return lastLockId;
+        FakeLock lock = new FakeLock(++lastLockId, database + "." + table, agentInfo);
+        locks.put(lock.id, lock);
+        grantIfFree(lock);
+        return lock.view();
+    }
+
+    @Override
+    public synchronized TableLock.State checkLock(long lockId) {
+        FakeLock lock = locks.get(lockId);
+        if (lock == null) {
+            throw new MetastoreException("NoSuchLockException: No such lock: " + lockId, null);
+        }
+        lock.heartbeatMs = System.currentTimeMillis();
+        grantIfFree(lock);
+        return lock.state;
+    }
+
+    @Override
+    public synchronized boolean heartbeatLock(long lockId) {
+        FakeLock lock = locks.get(lockId);
+        if (lock == null) {
+            return false;
+        }
+        lock.heartbeatMs = System.currentTimeMillis();
+        return true;
     }
 
     @Override
     public synchronized void unlock(long lockId) {
-        locked.remove(lockIds.remove(lockId));
+        locks.remove(lockId);
+    }
+
+    @Override
+    public synchronized List<TableLock> locksOn(String database, String table) {
+        String key = database + "." + table;
+        return locks.values().stream().filter(l -> l.table.equals(key)).map(FakeLock::view).toList();
+    }
+
+    private void grantIfFree(FakeLock lock) {
+        if (lock.state == TableLock.State.WAITING
+                && locks.headMap(lock.id).values().stream().noneMatch(l -> l.table.equals(lock.table))) {
+            lock.state = TableLock.State.ACQUIRED;
+            lock.acquiredAtMs = System.currentTimeMillis();
+            lock.heartbeatMs = lock.acquiredAtMs;
+        }
+    }
+
+    /** A lock as the metastore's lock table holds it. */
+    private static final class FakeLock {
+        final long id;
+        final String table;
+        final String agentInfo;
+        TableLock.State state = TableLock.State.WAITING;
+        long acquiredAtMs;
+        long heartbeatMs = System.currentTimeMillis();
+
+        FakeLock(long id, String table, String agentInfo) {
+            this.id = id;
+            this.table = table;
+            this.agentInfo = agentInfo;
+        }
+
+        TableLock view() {
+            return new TableLock(id, state, agentInfo, "hive-sink", "test-host", acquiredAtMs, heartbeatMs);
+        }
     }
 
     @Override

@@ -1,0 +1,229 @@
+package io.hivesink.commit;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreException;
+import io.hivesink.metastore.TableLock;
+
+/**
+ * Exclusive metastore locks around the writes of task states, where the metastore does not check compare-and-set
+ * (Hive 3.1, and 4.0 on a schematool Derby schema).
+ *
+ * <p>Why more than lock and unlock: on these metastores a lock outlives its holder. They time locks out only in a
+ * house-keeping thread that a stock metastore does not start, and keep locks in their database, so a restart keeps
+ * them too. A worker killed inside a locked write, a lock granted to a request whose answer was lost, an unlock that
+ * failed while the metastore restarted: each would leave a lock that stops every later write of that state, and so
+ * the task, for good. So each lock says who took it (its agent info is the task instance), and a writer that waits
+ * looks at the locks ahead of it: one of its own instance, which it does not hold, is a leftover and is released at
+ * once; any other that shows no sign of life (its heartbeat unchanged, granted or waiting) for {@code staleAfterMs}
+ * of the writer's watch is broken. A live holder keeps a state lock for one read and one write, milliseconds, and
+ * heartbeats it just before it writes ({@link #stillHeld}): a holder whose lock was broken finds out there and does
+ * not write.
+ *
+ * <p>What remains, since a 3.1 lock carries no fencing token: a holder that passed its heartbeat and then stalls for
+ * longer than {@code staleAfterMs} before its write reaches the metastore (a long GC pause, a network partition) can
+ * overwrite a state written under the lock that broke its own.
+ */
+final class StateLocks {
+
+    private static final Logger log = LoggerFactory.getLogger(StateLocks.class);
+
+    /** A write waits for its lock this many times the stale bound before it fails (and its caller tries again). */
+    static final int WAIT_BOUNDS = 3;
+    /** The metastore keeps at most this many characters of a lock's agent info. */
+    static final int MAX_AGENT_INFO = 128;
+    private static final long FIRST_PAUSE_MS = 20;
+    private static final long MAX_PAUSE_MS = 500;
+
+    private final Metastore metastore;
+    private final String database;
+    private final String agentInfo;
+    private final long staleAfterMs;
+    private final long waitMs;
+    /** The locks this instance holds now: any other lock of its agent info is one it left behind. */
+    private final Set<Long> held = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param instance the task instance that takes the locks
+     * @param staleAfterMs how long a lock ahead of a writer may show no sign of life before it is broken
+     */
+    StateLocks(Metastore metastore, String database, String instance, long staleAfterMs) {
+        this(metastore, database, instance, staleAfterMs, WAIT_BOUNDS * staleAfterMs);
+    }
+
+    StateLocks(Metastore metastore, String database, String instance, long staleAfterMs, long waitMs) {
+        this.metastore = metastore;
+        this.database = database;
+        this.agentInfo = agentInfo(instance);
+        this.staleAfterMs = staleAfterMs;
+        this.waitMs = waitMs;
+    }
+
+    /** What the metastore records as the holder of this instance's locks: {@code hive-sink:<instance>}, capped. */
+    static String agentInfo(String instance) {
+        String info = "hive-sink:" + instance;
+        // the instance ends in what makes it unique: keep the end
+        return info.length() <= MAX_AGENT_INFO ? info : "hive-sink:~" + info.substring(info.length()
+                - (MAX_AGENT_INFO - "hive-sink:~".length()));
+    }
+
+    String agentInfo() {
+        return agentInfo;
+    }
+
+    /**
+     * Takes the exclusive lock on the state table, waiting up to the wait bound and breaking the locks left behind
+     * ahead of it.
+     *
+     * @return the lock's id
+     * @throws LockHeldException if a live holder kept it for the whole wait
+     * @throws MetastoreException if the lock API fails (no transaction tables, the metastore away)
+     */
+    long acquire(String table) {
+        TableLock requested = metastore.requestExclusiveLock(database, table, agentInfo);
+        long id = requested.id();
+        try {
+            TableLock.State state = requested.state();
+            long started = System.nanoTime();
+            long pauseMs = FIRST_PAUSE_MS;
+            long nextLookMs = 0; // a lock of our own left behind is released at the first look
+            Map<Long, Silence> watched = new HashMap<>();
+            while (state == TableLock.State.WAITING) {
+                long waitedMs = (System.nanoTime() - started) / 1_000_000;
+                if (waitedMs >= waitMs) {
+                    throw new LockHeldException("The lock on " + database + "." + table + " was not granted in "
+                            + waitMs + " ms: " + describeAhead(table, id), null);
+                }
+                pause(Math.min(pauseMs, Math.max(1, waitMs - waitedMs)));
+                pauseMs = Math.min(MAX_PAUSE_MS, pauseMs * 2);
+                state = metastore.checkLock(id);
+                if (state == TableLock.State.WAITING && waitedMs >= nextLookMs) {
+                    releaseLeftovers(table, id, watched);
+                    nextLookMs = waitedMs + lookEveryMs();
+                }
+            }
+            if (state != TableLock.State.ACQUIRED) {
+                throw new MetastoreException("The lock on " + database + "." + table + " ended " + state
+                        + " instead of being granted", null);
+            }
+            held.add(id);
+            return id;
+        } catch (RuntimeException e) {
+            releaseQuietly(id); // a lock left waiting would stand ahead of our next one
+            throw e;
+        }
+    }
+
+    /**
+     * Heartbeats the lock: whether it is still held, or was broken by a writer that took it for left behind (then
+     * the holder must not write).
+     */
+    boolean stillHeld(long lockId) {
+        return metastore.heartbeatLock(lockId);
+    }
+
+    /**
+     * Releases the lock. A failure is logged, not thrown: the write it guarded is done, and the lock, left behind, is
+     * released by this instance's next {@link #acquire} on that table, or broken by any other writer.
+     */
+    void release(long lockId) {
+        held.remove(lockId);
+        releaseQuietly(lockId);
+    }
+
+    private void releaseQuietly(long lockId) {
+        try {
+            metastore.unlock(lockId);
+        } catch (RuntimeException e) {
+            log.warn("Could not release metastore lock {} ({}); it is released when this task next writes its "
+                    + "state, or broken by another writer after {} ms", lockId, e.getMessage(), staleAfterMs);
+        }
+    }
+
+    private long lookEveryMs() {
+        return Math.max(50, Math.min(1_000, staleAfterMs / 4));
+    }
+
+    /** Releases the locks ahead of ours that are left behind: our own instance's, or silent for the bound. */
+    private void releaseLeftovers(String table, long ours, Map<Long, Silence> watched) {
+        long nowMs = System.nanoTime() / 1_000_000;
+        for (TableLock lock : metastore.locksOn(database, table)) {
+            if (lock.id() >= ours || lock.state() == TableLock.State.ENDED) {
+                continue; // only the locks queued before ours keep it waiting
+            }
+            if (agentInfo.equals(lock.agentInfo()) && !held.contains(lock.id())) {
+                log.warn("Releasing {} on {}.{}: this task instance holds no lock there, so it is one it left "
+                        + "behind (its grant's answer was lost, or its release failed)", lock.describe(), database,
+                        table);
+                metastore.unlock(lock.id());
+                continue;
+            }
+            Silence silence = watched.get(lock.id());
+            if (silence == null || silence.heartbeatMs != lock.lastHeartbeatMs()) {
+                watched.put(lock.id(), new Silence(lock.lastHeartbeatMs(), nowMs));
+            } else if (nowMs - silence.sinceMs >= staleAfterMs) {
+                log.warn("Breaking {} on {}.{}, {} {}: no sign of life for {} ms while this task waited (a live "
+                        + "holder keeps a state lock for milliseconds). A worker stopped inside a locked write "
+                        + "leaves such a lock, and this metastore does not time locks out (it would with "
+                        + "metastore.compactor.initiator.on on 3.x, metastore.housekeeping.threads.on on 4.x)",
+                        lock.describe(), database, table, lock.state() == TableLock.State.ACQUIRED ? "granted"
+                                : "waiting", since(lock), nowMs - silence.sinceMs);
+                metastore.unlock(lock.id());
+                watched.remove(lock.id());
+            }
+        }
+    }
+
+    /** Who holds the table's lock, for a message: held by X since T, or what else keeps ours waiting. */
+    private String describeAhead(String table, long ours) {
+        StringJoiner ahead = new StringJoiner("; ");
+        try {
+            for (TableLock lock : metastore.locksOn(database, table)) {
+                if (lock.id() < ours && lock.state() != TableLock.State.ENDED) {
+                    ahead.add((lock.state() == TableLock.State.ACQUIRED ? "held by " : "queued by ")
+                            + lock.describe() + " " + since(lock) + ", which kept showing signs of life");
+                }
+            }
+        } catch (RuntimeException e) {
+            return "the locks ahead could not be listed (" + e.getMessage() + ")";
+        }
+        return ahead.length() == 0 ? "no lock ahead of it was listed" : ahead.toString();
+    }
+
+    private static String since(TableLock lock) {
+        long at = lock.acquiredAtMs() > 0 ? lock.acquiredAtMs() : lock.lastHeartbeatMs();
+        return at > 0 ? "since " + Instant.ofEpochMilli(at) + " (the metastore's clock)" : "";
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MetastoreException("Interrupted waiting for a metastore lock", e);
+        }
+    }
+
+    /** A lock ahead of ours, watched: its heartbeat, unchanged since this (monotonic) time. */
+    private record Silence(long heartbeatMs, long sinceMs) {
+    }
+
+    /** A live holder kept the lock for the whole wait. */
+    static final class LockHeldException extends MetastoreException {
+
+        private static final long serialVersionUID = 1L;
+
+        LockHeldException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.hivesink.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.TableLock;
+
+/**
+ * Locks on task states where the metastore does not check compare-and-set, with Hive's semantics (the in-memory
+ * metastore keeps locks until they are released, as a stock 3.1 metastore does): what a stopped worker, a lost
+ * answer or a failed release leaves behind is broken or released, a live holder is not, and a writer whose lock was
+ * broken does not write. The same runs on a real Hive 3.1.3 metastore in the integration tests.
+ */
+class StateLocksTest {
+
+    private static final String INSTANCE = "conn-t0-new";
+    private final InMemoryMetastore metastore = new InMemoryMetastore();
+
+    @Test
+    void locksLeftBehindByAStoppedWorkerAreBrokenOnceSilentForTheBound() {
+        TableLock granted = metastore.requestExclusiveLock("db", "state_0", "hive-sink:conn-t0-killed");
+        TableLock queued = metastore.requestExclusiveLock("db", "state_0", "hive-sink:conn-t1-killed");
+        assertEquals(TableLock.State.ACQUIRED, granted.state());
+        assertEquals(TableLock.State.WAITING, queued.state(), "queued behind the first: it blocks ours too");
+
+        StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 300, 10_000);
+        long started = System.nanoTime();
+        long ours = locks.acquire("state_0");
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(tookMs >= 300, "not before the bound: " + tookMs + " ms");
+        assertEquals(List.of(ours), metastore.locksOn("db", "state_0").stream().map(TableLock::id).toList(),
+                "both left-behind locks are gone; ours is granted");
+        locks.release(ours);
+        assertEquals(List.of(), metastore.locksOn("db", "state_0"));
+    }
+
+    @Test
+    void aLockOfItsOwnInstanceThatItDoesNotHoldIsReleasedAtOnce() {
+        // a grant whose answer was lost, or a release that failed while the metastore restarted
+        metastore.requestExclusiveLock("db", "state_0", StateLocks.agentInfo(INSTANCE));
+        StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 60_000, 10_000);
+        long started = System.nanoTime();
+        locks.release(locks.acquire("state_0"));
+        assertTrue((System.nanoTime() - started) / 1_000_000 < 5_000, "released at once, not after the bound");
+        assertEquals(List.of(), metastore.locksOn("db", "state_0"));
+    }
+
+    @Test
+    void aLiveHolderIsNotBrokenAndTheWaitEndsSayingWhoHoldsItAndSince() throws Exception {
+        long held = metastore.requestExclusiveLock("db", "state_0", "hive-sink:conn-t1-alive").id();
+        AtomicBoolean alive = new AtomicBoolean(true);
+        Thread heartbeats = new Thread(() -> {
+            while (alive.get() && metastore.heartbeatLock(held)) {
+                sleep(30);
+            }
+        });
+        heartbeats.start();
+        try {
+            StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 200, 1_500);
+            StateLocks.LockHeldException e = assertThrows(StateLocks.LockHeldException.class,
+                    () -> locks.acquire("state_0"));
+            assertTrue(e.getMessage().contains("held by lock " + held + " of hive-sink:conn-t1-alive")
+                    && e.getMessage().contains("since "), e.getMessage());
+            assertEquals(List.of(held), metastore.locksOn("db", "state_0").stream().map(TableLock::id).toList(),
+                    "the live holder keeps its lock, and ours no longer waits");
+        } finally {
+            alive.set(false);
+            heartbeats.join();
+        }
+    }
+
+    @Test
+    void aWriterWhoseLockWasBrokenWhileItReadDoesNotWrite() {
+        AtomicBoolean breakOnRead = new AtomicBoolean();
+        // another writer took our lock for left behind and broke it between our read and our write
+        Metastore breaking = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    Object answer;
+                    try {
+                        answer = method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (breakOnRead.get() && method.getName().equals("getTable")) {
+                        metastore.locksOn((String) args[0], (String) args[1])
+                                .forEach(lock -> metastore.unlock(lock.id()));
+                    }
+                    return answer;
+                });
+        StateTables states = new StateTables(breaking, "db", new StateTables.Deployment("conn", "conn", "db"),
+                "file:///staging/conn/state", INSTANCE, 300);
+        states.use(Fencing.LOCKS);
+        StateTables.Stored stored = states.readOrCreate(0);
+        TaskState next = new TaskState(INSTANCE, Map.of(new TopicPartition("events", 0),
+                new TaskState.PartitionState(5, true)), null, null);
+
+        breakOnRead.set(true);
+        assertNull(states.write(stored, next), "not written: the write is refused as a conflict and read again");
+        assertEquals(stored.version(), states.read(0).version(), "the stored state is untouched");
+        breakOnRead.set(false);
+        assertNotNull(states.write(stored, next));
+        assertEquals(next, states.read(0).state());
+    }
+
+    @Test
+    void aTaskStartsOnLocksPastALockLeftOnItsStateAndSaysWhoHoldsALiveOne() {
+        metastore.ignoreCompareAndSet = true; // as Hive 3.1: fencing falls to locks
+        StateTables.Deployment deployment = new StateTables.Deployment("conn", "conn", "db");
+        StateTables states = new StateTables(metastore, "db", deployment, "file:///staging/conn/state", INSTANCE,
+                300);
+        states.readOrCreate(0);
+        metastore.requestExclusiveLock("db", states.tableName(0), "hive-sink:conn-t0-killed");
+        assertNull(states.lockProblem(0), "the lock left behind by a killed worker is broken");
+
+        long live = metastore.requestExclusiveLock("db", states.tableName(0), "hive-sink:conn-t0-other").id();
+        AtomicBoolean alive = new AtomicBoolean(true);
+        Thread heartbeats = new Thread(() -> {
+            while (alive.get() && metastore.heartbeatLock(live)) {
+                sleep(30);
+            }
+        });
+        heartbeats.start();
+        try {
+            StateTables.LockProblem problem = new StateTables(metastore, "db", deployment,
+                    "file:///staging/conn/state", INSTANCE, 1_000).lockProblem(0);
+            assertTrue(problem.held() && problem.message().contains("held by lock " + live), problem.toString());
+        } finally {
+            alive.set(false);
+            try {
+                heartbeats.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        metastore.locksWork = false;
+        StateTables.LockProblem noApi = states.lockProblem(0);
+        assertTrue(!noApi.held() && noApi.message().contains("no transaction tables"), noApi.toString());
+    }
+
+    @Test
+    void theAgentInfoFitsTheMetastoresColumnAndKeepsTheInstancesUniqueEnd() {
+        String instance = "a".repeat(300) + "-t7-lq2x3k-9z";
+        String info = StateLocks.agentInfo(instance);
+        assertEquals(StateLocks.MAX_AGENT_INFO, info.length());
+        assertTrue(info.startsWith("hive-sink:~") && info.endsWith("-t7-lq2x3k-9z"), info);
+        assertEquals("hive-sink:" + INSTANCE, StateLocks.agentInfo(INSTANCE));
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
