@@ -490,6 +490,38 @@ class HiveSinkTaskTest {
         assertEquals(List.of(0L, 1L), landedIds(), "P0's records from its new owner; nothing of P1 past a gap");
     }
 
+    @Test
+    void recordsConnectHandsAgainAfterASeekAreStaleAndNotTakenAheadOfTheOnesBelowIt() throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context, 4);
+        task.open(List.of(P0, P1));
+        task.put(records(P0, 0, 4)); // committed: 4
+        task.put(records(P0, 4, 6)); // open
+        metastore.failNextConditionalWrite = true;
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 6, 8))); // [4, 8) closes, is held
+        metastore.failNextConditionalWrite = true;
+        task.close(List.of(P1)); // a cooperative rebalance takes P1; the held batch fails again and is dropped
+        assertEquals(List.of(Map.of(P0, 4L)), context.rewinds, "P0 is read again from its committed offset");
+        task.put(records(P0, 6, 8)); // Connect hands the refused records again, fetched before the seek: stale
+        task.put(records(P0, 4, 8)); // then the consumer reads from the seek
+        task.close(List.of(P0));
+        assertEquals(LongStream.range(0, 8).boxed().toList(), landedIds(), "once each, none skipped");
+    }
+
+    @Test
+    void aTaskFencedAtConnectsOffsetCommitClaimsNothing() {
+        HiveSinkTask zombie = start(0, new RecordingContext());
+        zombie.open(List.of(P0));
+        metastore.failNextConditionalWrite = true;
+        assertThrows(RetriableException.class, () -> zombie.put(records(P0, 0, 2)));
+        HiveSinkTask owner = start(1, new RecordingContext());
+        owner.open(List.of(P0));
+        assertEquals(Map.of(), zombie.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
+        zombie.close(List.of(P0));
+        assertThrows(TaskFencedException.class, () -> zombie.open(List.of(P1)),
+                "a claim would write the task's state as its owner");
+    }
+
     /**
      * Puts records as Connect's worker does: a {@link RetriableException} pauses the partitions and the same records
      * are handed over again, until they are taken.

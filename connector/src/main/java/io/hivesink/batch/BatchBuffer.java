@@ -137,6 +137,11 @@ public final class BatchBuffer {
         lastRecordAtMs = nowMs;
     }
 
+    /** Whether the record lies past the offset its partition expects next (known once it resumed or took one). */
+    public boolean isAhead(SinkRecord record) {
+        return offsets.isAhead(record);
+    }
+
     /**
      * When the record just taken was taken: reading it (a schema look-up) and handing it to the encoder (which waits
      * while encoding is behind) may take a while after {@link #add}'s time, and idle time counts from the end.

@@ -28,6 +28,12 @@ final class PartitionOffsets {
         return record.kafkaOffset() < progressOf(record).next;
     }
 
+    /** Whether the record lies past the offset its partition expects next, where that is known. */
+    boolean isAhead(SinkRecord record) {
+        long next = progressOf(record).next;
+        return next >= 0 && record.kafkaOffset() > next;
+    }
+
     /** Takes the record's offset into the open batch. */
     void take(SinkRecord record) {
         Progress partition = progressOf(record);

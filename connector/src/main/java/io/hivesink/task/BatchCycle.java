@@ -85,6 +85,17 @@ public final class BatchCycle {
      * stale), or not claimed yet.
      */
     private final Set<TopicPartition> skippedInDelivery = new HashSet<>();
+    /**
+     * Partitions sought since the last delivery the task took. After a retriable failure Connect hands the same
+     * records again, fetched before the seek: theirs are stale, and a record above the sought offset, taken, would
+     * come ahead of the ones below it, which the consumer then brings as already taken. Records from the sought
+     * offset on, in order, are the ones the consumer brings anyway, and are taken.
+     */
+    private final Set<TopicPartition> soughtSinceTaken = new HashSet<>();
+    /** In a delivery Connect hands again, the partitions sought since: see {@link #soughtSinceTaken}. */
+    private final Set<TopicPartition> staleInDelivery = new HashSet<>();
+    /** The last delivery failed with a retriable error: Connect hands the same records again. */
+    private boolean redelivery;
     /** Keeps the task's batches inside the worker's memory budget. */
     private final MemoryGate memory;
     /** Partitions assigned while they could not be claimed: claimed on later calls. */
@@ -132,7 +143,19 @@ public final class BatchCycle {
         identity.run(() -> claimAsTask(partitions));
     }
 
+    /**
+     * Fails the task if it was found fenced at Connect's offset commit, where Connect keeps it running: it neither
+     * takes records nor claims partitions (a claim would take the task back from its live instance).
+     */
+    private void failIfFenced() {
+        if (fenced != null) {
+            throw new TaskFencedException(fenced.getMessage() + " (found at Connect's offset commit; the task stops "
+                    + "here, since Connect keeps a task running after a failed offset commit)", fenced);
+        }
+    }
+
     private void claimAsTask(Collection<TopicPartition> partitions) {
+        failIfFenced();
         settleInFlight();
         pauses.opened(partitions);
         Map<TopicPartition, Long> committed;
@@ -187,11 +210,15 @@ public final class BatchCycle {
     }
 
     private void takeAsTask(Collection<SinkRecord> records) {
-        if (fenced != null) {
-            throw new TaskFencedException(fenced.getMessage() + " (found at Connect's offset commit; the task stops "
-                    + "here, since Connect keeps a task running after a failed offset commit)", fenced);
-        }
+        failIfFenced();
         skippedInDelivery.clear();
+        staleInDelivery.clear();
+        if (redelivery) {
+            staleInDelivery.addAll(soughtSinceTaken);
+        } else {
+            soughtSinceTaken.clear(); // sought after the last delivery was taken: this one comes from the seek
+        }
+        redelivery = false;
         try {
             skippedInDelivery.addAll(postponed.partitions());
             seek(resumes.takeDueSeeks());
@@ -201,6 +228,11 @@ public final class BatchCycle {
                 if (!skippedInDelivery.isEmpty()
                         && skippedInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
                     continue;
+                }
+                if (!staleInDelivery.isEmpty() && buffer.isAhead(record)
+                        && staleInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
+                    skippedInDelivery.add(new TopicPartition(record.topic(), record.kafkaPartition()));
+                    continue; // a stale record past the sought offset: this one and the rest of its partition
                 }
                 if (!resumes.isEmpty()) {
                     long seekTo = resumes.seekFor(record);
@@ -228,11 +260,13 @@ public final class BatchCycle {
             if (dueInMs >= 0) {
                 nextCallWithin.accept(Math.max(1, dueInMs));
             }
+            soughtSinceTaken.clear();
         } catch (DataException | TaskFencedException e) {
             // The task stops; the offset commit that Connect still makes while closing must not try this batch again.
             stopped = true;
             throw e;
         } catch (RetriableException e) {
+            redelivery = true;
             nextCallWithin.accept(RETRY_CALL_MS); // Connect hands the records again then, not at its next offset commit
             throw e;
         }
@@ -248,6 +282,7 @@ public final class BatchCycle {
         }
         resumes.forget(offsets.keySet());
         skippedInDelivery.addAll(offsets.keySet());
+        soughtSinceTaken.addAll(offsets.keySet());
         rewinder.accept(offsets);
     }
 
@@ -511,6 +546,7 @@ public final class BatchCycle {
         }
         buffer.forget(partitions);
         resumes.forget(partitions);
+        soughtSinceTaken.removeAll(partitions);
         reportedToKafka.keySet().removeAll(partitions);
         postponed.closed(partitions);
         pauses.closed(partitions);
