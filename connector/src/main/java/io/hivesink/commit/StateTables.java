@@ -51,6 +51,8 @@ public final class StateTables {
     static final String OFFSETS = "hive-sink.offsets";
     static final String KIND = "hive-sink.kind";
     static final String TABLES_DATABASE = "hive-sink.tables-database";
+    /** The connector's own name: two names that become one table name in Hive must not share these tables. */
+    static final String CONNECTOR = "hive-sink.connector";
     /** How long a lock ahead of a writer may show no sign of life before it is broken, unless configured. */
     public static final long STALE_LOCK_MS = 10_000;
 
@@ -129,11 +131,25 @@ public final class StateTables {
                         + " has disappeared from the metastore.", null));
     }
 
-    /** The table, if it is this deployment's (tables written before the database was recorded count as ours). */
+    /**
+     * The table, if it is this deployment's (tables written before the database or the connector's name were
+     * recorded count as ours).
+     */
     private Table ours(Table table) {
+        String name = database + "." + table.getTableName();
+        String connector = table.getParameters() == null ? null : table.getParameters().get(CONNECTOR);
+        if (connector != null && !connector.equals(deployment.connector())) {
+            throw new ConnectException("Connectors '" + connector + "' and '" + deployment.connector() + "' both "
+                    + "keep their state in " + name + ": in Hive both names become '" + deployment.tableName()
+                    + "', and the two would fence each other and delete each other's staged batches. Rename one "
+                    + "of them (Hive keeps letters, digits and '_', lower-cased, and makes anything else '_'), or give "
+                    + "it a state.database and a staging.dir of its own. If this is one connector renamed, and it is "
+                    + "to keep its offsets, run ALTER TABLE " + database + "." + prefix + "<task> SET "
+                    + "TBLPROPERTIES ('" + CONNECTOR + "'='" + deployment.connector() + "') on each of its state "
+                    + "tables while it is stopped.");
+        }
         String landsIn = table.getParameters() == null ? null : table.getParameters().get(TABLES_DATABASE);
         if (landsIn != null && !landsIn.equals(deployment.tablesDatabase())) {
-            String name = database + "." + table.getTableName();
             throw new ConnectException("The state table " + name + " belongs to a connector named '"
                     + deployment.connector() + "' that lands in database " + landsIn + ", but this one lands in "
                     + deployment.tablesDatabase() + ". If two deployments share the name in this metastore, rename "
@@ -161,6 +177,7 @@ public final class StateTables {
     public Stored write(Stored current, TaskState next) {
         Table table = withVersion(current, counter(current.version()) + 1, Long.toString(++writes));
         encode(next, table.getParameters());
+        table.getParameters().put(CONNECTOR, deployment.connector()); // a table made before it was recorded
         boolean written = fencing == Fencing.LOCKS ? writeUnderLock(table, current.version())
                 : metastore.alterTableIf(table, VERSION, current.version()).isWritten();
         return written ? new Stored(current.task(), next, table.getParameters().get(VERSION), table) : null;
@@ -335,6 +352,7 @@ public final class StateTables {
                 + ": committed Kafka offsets and fencing state. Written by the connector only; do not edit.");
         params.put(KIND, "task-state");
         params.put(TABLES_DATABASE, deployment.tablesDatabase());
+        params.put(CONNECTOR, deployment.connector());
         params.put(VERSION, "0");
         Table table = new Table();
         table.setDbName(database);

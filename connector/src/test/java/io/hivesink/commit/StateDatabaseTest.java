@@ -57,6 +57,20 @@ class StateDatabaseTest {
     }
 
     @Test
+    void twoConnectorsWhoseNamesAreOneInHiveAreRefusedNamingBoth() {
+        StateTables first = new StateTables(metastore, "hive_sink", new StateTables.Deployment("orders-to-hive",
+                "orders_to_hive", "shop"), "file:///staging/orders_to_hive/state", "orders_to_hive-t0-a");
+        first.readOrCreate(0);
+        StateTables second = new StateTables(metastore, "hive_sink", new StateTables.Deployment("orders_to_hive",
+                "orders_to_hive", "shop"), "file:///staging/orders_to_hive/state", "orders_to_hive-t0-b");
+        ConnectException e = assertThrows(ConnectException.class, () -> second.readOrCreate(0));
+        assertTrue(e.getMessage().contains("'orders-to-hive' and 'orders_to_hive'")
+                && e.getMessage().contains("hive_sink.hive_sink_state_orders_to_hive_0"), e.getMessage());
+        assertThrows(ConnectException.class, second::readAll, "nor are the states read when it claims");
+        assertEquals(1, first.readAll().size(), "the first keeps its state");
+    }
+
+    @Test
     void aConnectorOfTheSameNameLandingInAnotherDatabaseIsRefusedNamingBoth() {
         metastore.createDatabase("shop_dev", "file:///warehouse/shop_dev.db");
         locate("shop_dev").readOrCreate(0);
