@@ -522,6 +522,40 @@ class HiveSinkTaskTest {
                 "a claim would write the task's state as its owner");
     }
 
+    @Test
+    void aCommittedOffsetPastTheEndOfItsLogFailsTheClaimUnlessTheLogIsToBeReadFromItsStart() throws Exception {
+        HiveSinkTask first = start(0, new RecordingContext());
+        first.open(List.of(P0));
+        first.put(records(P0, 0, 4));
+        first.close(List.of(P0)); // committed: 4
+        first.stop();
+
+        // the topic is deleted and created again: its log holds offsets 0 and 1
+        RecordingContext recreated = new RecordingContext();
+        org.apache.kafka.clients.consumer.MockConsumer<byte[], byte[]> consumer =
+                new org.apache.kafka.clients.consumer.MockConsumer<>(
+                        org.apache.kafka.clients.consumer.OffsetResetStrategy.EARLIEST);
+        consumer.updateBeginningOffsets(Map.of(P0, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 2L));
+        recreated.consumer = consumer;
+        HiveSinkTask failing = start(0, recreated);
+        ConnectException e = assertThrows(ConnectException.class, () -> failing.open(List.of(P0)));
+        assertTrue(e.getMessage().contains("events-0: offset 4 is committed in the metastore, but its log holds "
+                + "offsets 0 to 1") && e.getMessage().contains("offsets.ahead.policy=log-start"), e.getMessage());
+        failing.stop();
+
+        HiveSinkTask resuming = start(0, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy",
+                "log-start"), System::currentTimeMillis);
+        resuming.open(List.of(P0));
+        resuming.put(records(P0, 0, 2)); // the new log's records
+        assertEquals(Map.of(P0, new OffsetAndMetadata(2)), resuming.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
+        assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 3L), landedIds(), "the old log's records and the new log's");
+        javax.management.ObjectName taskMetrics = new javax.management.ObjectName(
+                "kafka.connect:type=plugins,connector=task-test,task=0");
+        assertEquals(1.0, ((Number) java.lang.management.ManagementFactory.getPlatformMBeanServer()
+                .getAttribute(taskMetrics, "offsets-ahead-of-log-total")).doubleValue());
+    }
+
     /**
      * Puts records as Connect's worker does: a {@link RetriableException} pauses the partitions and the same records
      * are handed over again, until they are taken.
@@ -776,6 +810,8 @@ class HiveSinkTaskTest {
 
     /** What the task asks of Connect: its rewinds and the calls it asks for are recorded. */
     static final class RecordingContext implements SinkTaskContext {
+        /** Where Connect's own context keeps the task's consumer, which the task reads its partitions' logs from. */
+        org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
         final List<Map<TopicPartition, Long>> rewinds = new ArrayList<>();
         final List<Long> timeouts = new ArrayList<>();
         final Set<TopicPartition> assigned = new HashSet<>();

@@ -111,6 +111,14 @@ public final class ExactlyOnceCommitter {
         claims.firstBackoffMs(ms);
     }
 
+    /**
+     * Moves the committed offsets of partitions this task owns, by a conditional write like any other: where their
+     * log no longer reaches them, and the user said to read them from the log's start.
+     */
+    public void moveCommittedOffsets(Map<TopicPartition, Long> offsets) {
+        own.update(state -> state.movedTo(offsets), offsets.keySet());
+    }
+
     /** The committed offsets of the partitions this task owns. */
     public Map<TopicPartition, Long> committedOffsets() {
         return own.committedOffsets();

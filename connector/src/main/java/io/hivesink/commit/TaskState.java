@@ -65,6 +65,13 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         return new TaskState(owner, next, remaining, batchId);
     }
 
+    /** The partitions, owned here, are committed up to these offsets from now on, wherever they were. */
+    public TaskState movedTo(Map<TopicPartition, Long> offsets) {
+        Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
+        offsets.forEach((tp, offset) -> next.put(tp, new PartitionState(offset, true)));
+        return new TaskState(owner, next, intent, lastBatch);
+    }
+
     /** Marks the partitions as no longer owned here; their offsets stay, for the next owner to read. */
     public TaskState released(Collection<TopicPartition> tps) {
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);

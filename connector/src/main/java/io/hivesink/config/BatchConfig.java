@@ -10,7 +10,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
 public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, long maxIdleMs, long memoryBudgetBytes,
-        boolean pipelined) {
+        boolean pipelined, boolean resumeAheadFromLogStart) {
 
     public static final String GROUP = "Batching";
     public static final String BATCH_MAX_RECORDS = "batch.max.records";
@@ -19,6 +19,7 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
     public static final String BATCH_MAX_IDLE_MS = "batch.max.idle.ms";
     public static final String MEMORY_BUDGET_BYTES = "memory.budget.bytes";
     public static final String BATCH_PIPELINED = "batch.pipelined";
+    public static final String OFFSETS_AHEAD_POLICY = "offsets.ahead.policy";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -60,12 +61,24 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
                         + "in order; the batch in flight counts in the memory budget with the open one. false: "
                         + "put() waits for each commit, and a task holds one batch at a time.",
                 GROUP, ++order, Width.SHORT, "Pipelined batches");
+        def.define(OFFSETS_AHEAD_POLICY, Type.STRING, "fail", ConfigDef.ValidString.in("fail", "log-start"),
+                Importance.LOW,
+                "What a task does when the offset committed in the metastore for a partition it is assigned lies "
+                        + "past the end of that partition's log in Kafka: the topic was deleted and created again, "
+                        + "or the log was truncated (an unclean leader election). Read from there, the records "
+                        + "below the committed offset would be skipped as landed. fail: the task fails, naming the "
+                        + "partition and both offsets; check what happened to the topic, then restart it with "
+                        + "log-start, or move the committed offset yourself. log-start: the partition is read from "
+                        + "the start of its log, and its committed offset in the metastore is moved there "
+                        + "(logged, and counted in offsets-ahead-of-log-total). Checked against the log the task's "
+                        + "consumer sees, on Connect 3.x and 4.x.",
+                GROUP, ++order, Width.SHORT, "Offsets ahead of the log");
     }
 
     static BatchConfig from(AbstractConfig config) {
         return new BatchConfig(config.getInt(BATCH_MAX_RECORDS), config.getLong(BATCH_MAX_BYTES),
                 config.getLong(BATCH_MAX_INTERVAL_MS), config.getLong(BATCH_MAX_IDLE_MS),
                 config.getLong(MEMORY_BUDGET_BYTES),
-                config.getBoolean(BATCH_PIPELINED));
+                config.getBoolean(BATCH_PIPELINED), "log-start".equals(config.getString(OFFSETS_AHEAD_POLICY)));
     }
 }

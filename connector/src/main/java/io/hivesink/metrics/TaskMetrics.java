@@ -47,6 +47,7 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     private final Sensor deadLettered;
     private final Sensor skipped;
     private final Sensor closeStall;
+    private final Sensor offsetsAhead;
 
     public TaskMetrics(MetricsBackend backend, LongSupplier clock) {
         this.backend = backend;
@@ -79,6 +80,8 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
         fencingRefusals = total("fencing-refusals", "Commits refused because another task owns the partitions");
         commitRetries = total("commit-retries", "Batch commits that failed with a retriable error and were held");
         deadLettered = total("dead-letter-records", "Records sent to the errant-record reporter (dead-letter queue)");
+        offsetsAhead = total("offsets-ahead-of-log", "Partitions whose committed offset lay past the end of their "
+                + "Kafka log when claimed, read from the log's start (offsets.ahead.policy=log-start)");
         skipped = total("skipped-records", "Records skipped: null values ignored, or bad records with "
                 + "errors.tolerance=all and no reporter");
     }
@@ -135,6 +138,10 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
 
     public void fenced() {
         fencingRefusals.record();
+    }
+
+    public void offsetsAheadOfLog(int partitions) {
+        offsetsAhead.record(partitions);
     }
 
     public void deadLettered(int count) {

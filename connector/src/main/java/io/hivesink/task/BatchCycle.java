@@ -80,6 +80,8 @@ public final class BatchCycle {
     private final Map<TopicPartition, Long> reportedToKafka = new HashMap<>();
     /** Claimed partitions whose consumer's position is not checked against the committed offsets yet. */
     private final ResumePoints resumes;
+    /** Claimed partitions whose log no longer reaches their committed offset. */
+    private final OffsetsAhead offsetsAhead;
     /**
      * Partitions whose records in this delivery are not taken: rewound during it (its remaining records of them are
      * stale), or not claimed yet.
@@ -122,6 +124,7 @@ public final class BatchCycle {
         this.nextCallWithin = consumer.nextCallWithin();
         this.pauses = consumer.pauses();
         this.resumes = consumer.resumes();
+        this.offsetsAhead = consumer.offsetsAhead();
         this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
@@ -160,7 +163,7 @@ public final class BatchCycle {
         pauses.opened(partitions);
         Map<TopicPartition, Long> committed;
         try {
-            committed = committer.claim(partitions);
+            committed = offsetsAhead.check(committer.claim(partitions));
         } catch (ClaimNotPossibleYetException e) {
             buffer.forget(partitions);
             postponed.postpone(partitions, e);
@@ -190,7 +193,7 @@ public final class BatchCycle {
         Set<TopicPartition> partitions = postponed.partitions();
         Map<TopicPartition, Long> committed;
         try {
-            committed = committer.claim(partitions);
+            committed = offsetsAhead.check(committer.claim(partitions));
         } catch (ClaimNotPossibleYetException e) {
             postponed.failedAgain(e);
             return;

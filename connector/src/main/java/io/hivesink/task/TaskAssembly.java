@@ -194,7 +194,8 @@ public final class TaskAssembly implements AutoCloseable {
             gauges(metrics, buffer, memory, pauses);
             BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer, rejected, clock,
                     identity, new ConsumerControl(context::offset, context::timeout, pauses,
-                            new ResumePoints(config.batch().maxRecords())),
+                            new ResumePoints(config.batch().maxRecords()), new OffsetsAhead(LogOffsets.of(context),
+                                    config.batch().resumeAheadFromLogStart(), committer, metrics)),
                     memory,
                     new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()), metrics,
                     taskId + " of " + connectorName,
