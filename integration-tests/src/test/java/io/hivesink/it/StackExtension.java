@@ -15,7 +15,8 @@ import io.hivesink.stack.FailoverStack;
  * HDFS, metastore and HiveServer2 in this JVM) or {@link FailoverStack} (broker, HDFS and metastore here, Connect
  * workers as child JVMs), in a {@code @BeforeAll} or test method. The stack is started once per class, the first time
  * it is asked for, in {@code target/it-stack/<class>}, and stopped when the class is done, whatever happened. A class
- * annotated {@link DataNodes} gets that many HDFS DataNodes in its FailoverStack (one otherwise).
+ * annotated {@link DataNodes} gets that many HDFS DataNodes in its FailoverStack (one otherwise), one annotated
+ * {@link OnMetastore} that metastore release.
  */
 public final class StackExtension implements ParameterResolver {
 
@@ -37,14 +38,19 @@ public final class StackExtension implements ParameterResolver {
         Path workDir = Path.of("target", "it-stack", classContext.getRequiredTestClass().getSimpleName());
         DataNodes dataNodes = classContext.getRequiredTestClass().getAnnotation(DataNodes.class);
         int count = dataNodes == null ? 1 : dataNodes.value();
+        OnMetastore release = classContext.getRequiredTestClass().getAnnotation(OnMetastore.class);
         return classContext.getStore(NAMESPACE)
-                .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir, count)), Running.class).stack();
+                .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir, count, release)), Running.class)
+                .stack();
     }
 
-    private static AutoCloseable start(Class<?> type, Path workDir, int dataNodes) {
+    private static AutoCloseable start(Class<?> type, Path workDir, int dataNodes, OnMetastore release) {
         try {
-            return type == EmbeddedStack.class ? EmbeddedStack.start(workDir)
-                    : FailoverStack.start(workDir, dataNodes);
+            if (type == EmbeddedStack.class) {
+                return EmbeddedStack.start(workDir);
+            }
+            return release == null ? FailoverStack.start(workDir, dataNodes)
+                    : FailoverStack.start(workDir, dataNodes, false, release.value());
         } catch (Exception e) {
             throw new ParameterResolutionException("Could not start the " + type.getSimpleName() + " in " + workDir
                     + ": " + e, e);

@@ -1,0 +1,23 @@
+package io.hivesink.it;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import io.hivesink.stack.hive.MetastoreRelease;
+import io.hivesink.stack.spark.SparkSql;
+
+/**
+ * {@link ExactlyOnceIT}'s faults on a stock Hive metastore 3.1.3 on its own Derby schema, the most deployed release:
+ * it ignores compare-and-set, so every write of a task's state is fenced by a metastore lock, and every kill, zombie,
+ * failed commit and lock left behind meets that path. Read by Spark 4.0.1 through the Hive 3.1.3 client, since
+ * HiveServer2 4 cannot talk to a 3.1 metastore.
+ */
+@OnMetastore(MetastoreRelease.HIVE_3_1)
+class ExactlyOnce31IT extends ExactlyOnceIT {
+
+    @Override
+    List<List<List<String>>> query(String... statements) throws Exception {
+        return new SparkSql(stack.metastore().uri(), MetastoreRelease.HIVE_3_1,
+                Path.of("target", "it-stack", getClass().getSimpleName(), "spark")).query(statements);
+    }
+}
