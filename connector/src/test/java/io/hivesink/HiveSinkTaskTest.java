@@ -556,6 +556,31 @@ class HiveSinkTaskTest {
                 .getAttribute(taskMetrics, "offsets-ahead-of-log-total")).doubleValue());
     }
 
+    @Test
+    void aMetastoreRefusalThatRetryingDoesNotCureFailsTheTaskWithItsWordsAfterAMinute() {
+        AtomicLong now = new AtomicLong(1_000_000);
+        HiveSinkTask task = start(0, new RecordingContext(), 2, now::get);
+        task.open(List.of(P0));
+        metastore.refuseAddPartitions = "MetaException(message:Duplicate entry 'x' for key 'UNIQUEPARTITION')";
+        ConnectException stopped = null;
+        int tries = 0;
+        while (stopped == null && tries < 20) {
+            tries++;
+            try {
+                task.put(records(P0, 0, 2));
+            } catch (RetriableException e) {
+                now.addAndGet(15_000); // Connect hands the records again
+            } catch (ConnectException e) {
+                stopped = e;
+            }
+        }
+        assertTrue(stopped != null && stopped.getMessage().contains("Duplicate entry 'x' for key 'UNIQUEPARTITION'"),
+                "the task fails with the metastore's words instead of retrying for ever: " + stopped);
+        assertTrue(tries >= 5 && tries <= 6, "after a minute of refusals: " + tries + " tries");
+        assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))), "and commits nothing more");
+        metastore.refuseAddPartitions = null;
+    }
+
     /**
      * Puts records as Connect's worker does: a {@link RetriableException} pauses the partitions and the same records
      * are handed over again, until they are taken.

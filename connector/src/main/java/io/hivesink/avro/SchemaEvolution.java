@@ -199,6 +199,15 @@ public final class SchemaEvolution {
                 continue;
             }
             String fieldPath = path.isEmpty() ? recordsField.name() : path + "." + recordsField.name();
+            for (Schema.Field tableField : table.getFields()) {
+                if (tableField.name().equalsIgnoreCase(recordsField.name())) {
+                    throw new IncompatibleException("field " + fieldPath + " of the records and column "
+                            + (path.isEmpty() ? "" : path + ".") + tableField.name() + " of the table differ only "
+                            + "by case, and Hive column names are case-insensitive: they would be one column. "
+                            + "Rename the field upstream to " + tableField.name()
+                            + " (the ReplaceField transform)");
+                }
+            }
             Schema schema = recordsField.schema();
             Object defaultValue = recordsField.hasDefaultValue() ? recordsField.defaultVal() : null;
             if (defaultValue == null) {

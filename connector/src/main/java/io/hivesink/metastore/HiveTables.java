@@ -90,6 +90,11 @@ public final class HiveTables {
             throw new DataException("Table " + database + "." + name + " cannot hold the record: " + unqueryable
                     + ". Flatten the records upstream (a Flatten transform), or send them to another sink.");
         }
+        String collision = HiveTypes.caseCollision(recordSchema);
+        if (collision != null) {
+            throw new DataException("Table " + database + "." + name + " cannot hold the record: " + collision
+                    + ". Rename one of them upstream (the ReplaceField transform), or send such records elsewhere.");
+        }
         ensureDatabase();
         TableOptions options = optionsFor.apply(name);
         for (int attempt = 1; ; attempt++) {

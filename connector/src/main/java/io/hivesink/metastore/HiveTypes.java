@@ -1,7 +1,10 @@
 package io.hivesink.metastore;
 
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 
@@ -39,6 +42,53 @@ public final class HiveTypes {
             }
         }
         return null;
+    }
+
+    /**
+     * Why Hive could not tell two of the record's columns (or two fields of a record nested in one) apart: they
+     * differ only by case, and Hive's names are case-insensitive. Null if it can. Call after {@link #unqueryable}:
+     * a recursive type is refused there.
+     */
+    public static String caseCollision(Schema record) {
+        return caseCollision(record, record.getName());
+    }
+
+    private static String caseCollision(Schema schema, String path) {
+        switch (schema.getType()) {
+            case RECORD -> {
+                Map<String, String> byLowerCase = new HashMap<>();
+                for (Schema.Field field : schema.getFields()) {
+                    String other = byLowerCase.putIfAbsent(field.name().toLowerCase(Locale.ROOT), field.name());
+                    if (other != null) {
+                        return "fields '" + other + "' and '" + field.name() + "' of " + path + " differ only by "
+                                + "case, and Hive column names are case-insensitive";
+                    }
+                    String inner = caseCollision(field.schema(), path + "." + field.name());
+                    if (inner != null) {
+                        return inner;
+                    }
+                }
+                return null;
+            }
+            case ARRAY -> {
+                return caseCollision(schema.getElementType(), path);
+            }
+            case MAP -> {
+                return caseCollision(schema.getValueType(), path);
+            }
+            case UNION -> {
+                for (Schema branch : schema.getTypes()) {
+                    String inner = caseCollision(branch, path);
+                    if (inner != null) {
+                        return inner;
+                    }
+                }
+                return null;
+            }
+            default -> {
+                return null;
+            }
+        }
     }
 
     /** Levels of records, arrays and maps in {@code schema}; -1 if it contains itself. */

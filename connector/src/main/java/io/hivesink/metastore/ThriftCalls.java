@@ -199,11 +199,17 @@ final class ThriftCalls implements AutoCloseable {
         return parsed;
     }
 
-    /** Rejections of what we sent are permanent; anything else (connection, server, database) may pass. */
+    /**
+     * Rejections of what we sent are permanent; the metastore's own errors are refusals unless their words say they
+     * pass (its database away or busy); anything else (connection, server) may pass.
+     */
     RuntimeException failed(String call, Exception e) {
         String message = "Metastore call " + call + " on " + urisText + " failed: " + rootMessage(e);
         if (e instanceof InvalidObjectException || e instanceof InvalidOperationException) {
             return new ConnectException(message, e);
+        }
+        if (e instanceof MetaException && !MetastoreRefusedException.mayPass(e.getMessage())) {
+            return new MetastoreRefusedException(message, e);
         }
         return new MetastoreException(message, e);
     }

@@ -11,6 +11,7 @@ import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -98,6 +99,8 @@ public final class BatchCycle {
     private final Set<TopicPartition> staleInDelivery = new HashSet<>();
     /** The last delivery failed with a retriable error: Connect hands the same records again. */
     private boolean redelivery;
+    /** Metastore refusals met in a row: retried for a while, then the task fails with the metastore's words. */
+    private final Refusals refusals;
     /** Keeps the task's batches inside the worker's memory budget. */
     private final MemoryGate memory;
     /** Partitions assigned while they could not be claimed: claimed on later calls. */
@@ -125,6 +128,7 @@ public final class BatchCycle {
         this.pauses = consumer.pauses();
         this.resumes = consumer.resumes();
         this.offsetsAhead = consumer.offsetsAhead();
+        this.refusals = new Refusals(clock);
         this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
@@ -264,11 +268,18 @@ public final class BatchCycle {
                 nextCallWithin.accept(Math.max(1, dueInMs));
             }
             soughtSinceTaken.clear();
+            refusals.clear();
         } catch (DataException | TaskFencedException e) {
             // The task stops; the offset commit that Connect still makes while closing must not try this batch again.
             stopped = true;
             throw e;
         } catch (RetriableException e) {
+            try {
+                refusals.failed(e);
+            } catch (ConnectException stop) {
+                stopped = true; // nothing more is committed
+                throw stop;
+            }
             redelivery = true;
             nextCallWithin.accept(RETRY_CALL_MS); // Connect hands the records again then, not at its next offset commit
             throw e;

@@ -29,6 +29,8 @@ public final class InMemoryMetastore implements Metastore {
     final List<String> databases = new ArrayList<>();
     public int addPartitionCalls;
     public boolean failNextAddPartitions;
+    /** While set, every add_partitions is refused with these words, as a metastore refuses what it cannot take. */
+    public String refuseAddPartitions;
     /** Per table name, how many of its next look-ups fail as a metastore outage would. */
     public final Map<String, Integer> failingTableLookUps = new HashMap<>();
     /** The next conditional write (a task state's) fails as a metastore outage would, before it is made. */
@@ -83,6 +85,9 @@ public final class InMemoryMetastore implements Metastore {
 
     @Override
     public synchronized void addPartitions(List<Partition> added) {
+        if (refuseAddPartitions != null) {
+            throw new io.hivesink.metastore.MetastoreRefusedException(refuseAddPartitions, null);
+        }
         if (failNextAddPartitions) {
             failNextAddPartitions = false;
             throw new MetastoreException("injected", null);

@@ -110,6 +110,32 @@ class HiveTablesTest {
     }
 
     @Test
+    void fieldsThatDifferOnlyByCaseAreRecordErrorsWithinASchemaAndAcrossVersionsAndTopics() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        // within one schema, as the passthrough sees a producer's Avro schema
+        DataException within = assertThrows(DataException.class, () -> tables.ensureTable("raw",
+                schema("{\"name\":\"Id\",\"type\":\"long\"},{\"name\":\"id\",\"type\":\"long\"}"), BY_DAY));
+        assertTrue(within.getMessage().contains("fields 'Id' and 'id' of orders differ only by case"),
+                within.getMessage());
+        DataException nested = assertThrows(DataException.class, () -> tables.ensureTable("raw", schema(
+                "{\"name\":\"customer\",\"type\":{\"type\":\"record\",\"name\":\"c\",\"fields\":["
+                        + "{\"name\":\"Name\",\"type\":\"string\"},{\"name\":\"name\",\"type\":\"string\"}]}}"),
+                BY_DAY));
+        assertTrue(nested.getMessage().contains("of orders.customer differ only by case"), nested.getMessage());
+        assertTrue(metastore.tables.get("db.raw") == null, "no table made");
+
+        // across schema versions, or topics sharing a table: the table has id, a later schema brings Id
+        tables.ensureTable("orders", V1, BY_DAY);
+        DataException across = assertThrows(DataException.class, () -> tables.ensureTable("orders",
+                schema("{\"name\":\"Id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"int\"}"), BY_DAY));
+        assertTrue(across.getMessage().contains("field Id of the records and column id of the table differ only by "
+                + "case"), across.getMessage());
+        assertEquals(List.of("id:bigint", "qty:int"), columns(metastore.tables.get("db.orders").getSd().getCols()),
+                "the table is not altered");
+    }
+
+    @Test
     void anExistingTableThatTheConnectorCannotWriteIsAClearError() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         HiveTables tables = new HiveTables(metastore, "db", "file:/w");
