@@ -270,6 +270,70 @@ class HiveSinkTaskTest {
     }
 
     @Test
+    void aTaskThatCannotCommitNeitherKeepsTheMemoryBudgetFromOthersNorHoldsItForGood() throws Exception {
+        AtomicBoolean aDown = new AtomicBoolean(); // task A's metastore goes away once it has claimed P0
+        Metastore flakyA = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    if (aDown.get() && method.getName().equals("alterTableIf")) { // its batch's intent
+                        throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
+                    }
+                    try {
+                        return method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        AtomicLong nowA = new AtomicLong(System.currentTimeMillis());
+        RecordingContext contextA = new RecordingContext();
+        HiveSinkTask a = new HiveSinkTask(settings -> flakyA, nowA::get);
+        a.initialize(contextA);
+        a.start(props(0, SMALL_BUDGET));
+        started.add(a);
+        a.open(contextA.assign(P0));
+        aDown.set(true);
+        // A fills the budget, closes its batch to give memory back, and its commit fails: the batch is held
+        List<SinkRecord> delivery = kilobyteRecords(P0, 0, 11);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        boolean commitFailed = false;
+        while (!commitFailed) {
+            assertTrue(System.nanoTime() < deadline, "A's commit never failed");
+            try {
+                a.put(delivery);
+                delivery = List.of();
+                Thread.sleep(5);
+            } catch (RetriableException e) {
+                commitFailed = true;
+            }
+        }
+        assertTrue(MemoryBudget.ofWorker().used() > 10_000, "A alone holds the budget full");
+
+        RecordingContext contextB = new RecordingContext();
+        HiveSinkTask b = start(1, contextB, SMALL_BUDGET, System::currentTimeMillis);
+        b.open(contextB.assign(P1));
+        b.put(kilobyteRecords(P1, 0, 3));
+        putNothingUntil(b, () -> !contextB.pauses.isEmpty());
+        assertEquals(List.of(0L, 1L, 2L), landedIds(), "B, which can commit, gave its memory back; A cannot");
+        assertEquals(List.of(Set.of(P1)), contextB.pauses, "and holds back: A's held batch fills the budget");
+
+        nowA.addAndGet(31_000);
+        assertThrows(RetriableException.class, () -> a.put(List.of())); // A's commit fails again
+        assertEquals(Map.of(P0, 0L), contextA.rewinds.get(contextA.rewinds.size() - 1),
+                "after 30 s of a full budget A drops its batches, to read them again");
+        b.put(List.of());
+        assertEquals(List.of(Set.of(P1)), contextB.resumes, "the budget has room again: B takes records again");
+
+        aDown.set(false);
+        a.put(kilobyteRecords(P0, 0, 4)); // read again from the committed offset
+        a.close(List.of(P0));
+        b.put(kilobyteRecords(P1, 3, 4));
+        b.close(List.of(P1));
+        assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 2L, 3L, 3L), landedIds(), "every record once");
+        a.stop();
+        b.stop();
+        started.clear();
+    }
+
+    @Test
     void withErrorsToleranceAllAndNoDeadLetterQueueABadRecordIsSkippedAndTheOthersLand() throws IOException {
         RecordingContext context = new RecordingContext(); // Connect hands no reporter without a DLQ or error log
         HiveSinkTask task = start(0, context, Map.of("batch.max.records", "3", "errors.tolerance", "all"),
@@ -509,6 +573,24 @@ class HiveSinkTaskTest {
     }
 
     @Test
+    void recordsOfAPollFetchedBeforeASeekMadeAsPartitionsWereRevokedAreNotTakenAheadOfTheOnesBelowIt()
+            throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context, 10);
+        task.open(List.of(P0, P1));
+        task.put(records(P0, 0, 4));
+        task.put(records(P1, 0, 1));
+        metastore.failNextConditionalWrite = true;
+        task.close(List.of(P1)); // a rebalance that only revokes P1: the commit fails, P0 is read again from 0
+        assertEquals(List.of(Map.of(P0, 0L)), context.rewinds);
+        task.put(records(P0, 4, 6)); // the same poll's records, fetched before the seek took effect
+        assertEquals(Map.of(P0, 0L), context.rewinds.get(context.rewinds.size() - 1), "sought there once more");
+        task.put(records(P0, 0, 6));
+        task.close(List.of(P0));
+        assertEquals(LongStream.range(0, 6).boxed().toList(), landedIds(), "once each, none skipped");
+    }
+
+    @Test
     void aTaskFencedAtConnectsOffsetCommitClaimsNothing() {
         HiveSinkTask zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0));
@@ -544,22 +626,31 @@ class HiveSinkTaskTest {
                 + "offsets 0 to 1") && e.getMessage().contains("offsets.ahead.policy=log-start"), e.getMessage());
         failing.stop();
 
-        HiveSinkTask resuming = start(0, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy",
+        HiveSinkTask resuming = start(1, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy",
                 "log-start"), System::currentTimeMillis);
-        resuming.open(List.of(P0));
+        resuming.open(List.of(P0)); // task 1 takes P0 over: task 0's state keeps offset 4, released
         resuming.put(records(P0, 0, 2)); // the new log's records
         assertEquals(Map.of(P0, new OffsetAndMetadata(2)), resuming.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
         assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 3L), landedIds(), "the old log's records and the new log's");
+        resuming.close(List.of(P0));
+
+        // the next claim resumes from the highest offset any state holds: task 0's 4 was moved too
+        HiveSinkTask next = start(0, recreated);
+        next.open(List.of(P0));
+        next.put(records(P0, 0, 2));
+        next.close(List.of(P0));
+        assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 3L), landedIds(), "nothing of the new log twice");
         javax.management.ObjectName taskMetrics = new javax.management.ObjectName(
-                "kafka.connect:type=plugins,connector=task-test,task=0");
+                "kafka.connect:type=plugins,connector=task-test,task=1");
         assertEquals(1.0, ((Number) java.lang.management.ManagementFactory.getPlatformMBeanServer()
                 .getAttribute(taskMetrics, "offsets-ahead-of-log-total")).doubleValue());
     }
 
     @Test
-    void aMetastoreRefusalThatRetryingDoesNotCureFailsTheTaskWithItsWordsAfterAMinute() {
+    void aMetastoreRefusalThatRetryingDoesNotCureFailsTheTaskWithItsWordsAfterTheOutageWait() {
         AtomicLong now = new AtomicLong(1_000_000);
-        HiveSinkTask task = start(0, new RecordingContext(), 2, now::get);
+        HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
+                "hive.metastore.start.wait.ms", "60000"), now::get);
         task.open(List.of(P0));
         metastore.refuseAddPartitions = "MetaException(message:Duplicate entry 'x' for key 'UNIQUEPARTITION')";
         ConnectException stopped = null;
@@ -576,7 +667,7 @@ class HiveSinkTaskTest {
         }
         assertTrue(stopped != null && stopped.getMessage().contains("Duplicate entry 'x' for key 'UNIQUEPARTITION'"),
                 "the task fails with the metastore's words instead of retrying for ever: " + stopped);
-        assertTrue(tries >= 5 && tries <= 6, "after a minute of refusals: " + tries + " tries");
+        assertTrue(tries >= 5 && tries <= 6, "after the outage wait (60 s here) of refusals: " + tries + " tries");
         assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(2))), "and commits nothing more");
         metastore.refuseAddPartitions = null;
     }

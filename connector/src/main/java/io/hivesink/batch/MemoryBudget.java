@@ -10,7 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * past the heap however each is sized. Each task holds a {@link Share}, says what its batches hold now, and asks what
  * to do once the budget is full: the task holding at least the average of what the holders hold gives its memory
  * back (closes and commits its open batch), the others hold back (pause their partitions) until the budget has room
- * again. As the largest holder is always at or above the average, someone always gives memory back.
+ * again. As the largest holder is always at or above the average, someone always gives memory back. A task whose
+ * commits fail (its metastore or HDFS away) cannot give memory back by committing: it is left out of the choice, so
+ * that the tasks that can commit release theirs, and it drops its batches once it has held the budget full for a
+ * while ({@code MemoryGate}).
  *
  * <p>The budget is the smallest that any running task was configured with ({@code 0}: {@link #DEFAULT_HEAP_FRACTION}
  * of the max heap), so a connector cannot raise the limit others count on. Only batches are counted: Connect's
@@ -103,6 +106,7 @@ public final class MemoryBudget {
         private final String owner;
         private final long limit;
         private volatile long held;
+        private volatile boolean canCommit = true;
 
         private Share(String owner, long limit) {
             this.owner = owner;
@@ -118,6 +122,11 @@ public final class MemoryBudget {
             return held;
         }
 
+        /** Whether the task's commits go through: only a task that can commit gives memory back by committing. */
+        public void canCommit(boolean can) {
+            canCommit = can;
+        }
+
         /** The budget is used up: the holders together hold more than it. */
         public boolean full() {
             return used() > limit();
@@ -129,24 +138,26 @@ public final class MemoryBudget {
         }
 
         /**
-         * The budget is full and this task holds at least the average of what the holders hold: it should give its
-         * memory back now.
+         * The budget is full and this task, which can commit, holds at least the average of what the holders that
+         * can commit hold: it should give its memory back now.
          */
         public boolean shouldRelease() {
             long mine = held;
-            if (mine == 0) {
+            if (mine == 0 || !canCommit) {
                 return false;
             }
             long used = 0;
+            long committable = 0;
             int holders = 0;
             for (Share share : shares) {
                 long theirs = share.held;
-                if (theirs > 0) {
-                    used += theirs;
+                used += theirs;
+                if (theirs > 0 && share.canCommit) {
+                    committable += theirs;
                     holders++;
                 }
             }
-            return used > limit() && mine * holders >= used;
+            return used > limit() && mine * holders >= committable;
         }
 
         public MemoryBudget budget() {

@@ -98,7 +98,11 @@ public final class ExactlyOnceCommitter {
     public Fencing start(Fencing requested) {
         ledger.table();
         own.set(states.readOrCreate(run.task()));
-        return FencingProbe.settle(states, run, requested);
+        Fencing fencing = FencingProbe.settle(states, run, requested);
+        if (fencing == Fencing.LOCKS) {
+            tables.evolveUnderLocks(states.tableGuard(tables.database())); // nor does it check evolutions
+        }
+        return fencing;
     }
 
     /** Takes ownership of newly assigned partitions ({@link PartitionClaims}); returns where to resume them. */
@@ -112,11 +116,12 @@ public final class ExactlyOnceCommitter {
     }
 
     /**
-     * Moves the committed offsets of partitions this task owns, by a conditional write like any other: where their
-     * log no longer reaches them, and the user said to read them from the log's start.
+     * Moves the committed offsets of partitions this task owns, in every state that holds them
+     * ({@link PartitionClaims#move}): where their log no longer reaches them, and the user said to read them from the
+     * log's start.
      */
     public void moveCommittedOffsets(Map<TopicPartition, Long> offsets) {
-        own.update(state -> state.movedTo(offsets), offsets.keySet());
+        claims.move(offsets);
     }
 
     /** The committed offsets of the partitions this task owns. */
@@ -151,8 +156,11 @@ public final class ExactlyOnceCommitter {
     private record Staged(Manifest manifest, Path manifestPath, long bytes) {
     }
 
-    /** The batch's tables, created or evolved as its records need. */
+    /**
+     * The batch's tables, created or evolved as its records need, their cached schemas checked against the metastore.
+     */
     private Map<String, HiveTable> tablesOf(Batch batch) {
+        tables.refresh(batch.tables()); // a schema another task or a user changed since is checked again
         Map<String, HiveTable> tablesByName = new LinkedHashMap<>();
         for (RecordGroup group : batch.groups()) {
             tablesByName.computeIfAbsent(group.table(), name -> tables.ensureTable(name,

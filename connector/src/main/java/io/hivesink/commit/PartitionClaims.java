@@ -127,6 +127,40 @@ final class PartitionClaims {
                 null);
     }
 
+    /**
+     * Moves the committed offsets of partitions this task owns, in every task's state that holds them: a claim resumes
+     * a partition from the highest offset any state holds, so an offset moved down in this task's state alone would
+     * come back at the next claim. Others' states first, then this task's, each a conditional write; repeated whole,
+     * it ends the same.
+     */
+    void move(Map<TopicPartition, Long> offsets) {
+        for (int attempt = 0; attempt < OwnState.MAX_CONFLICTS; attempt++) {
+            boolean conflict = false;
+            for (StateTables.Stored state : states.readAll().values()) {
+                if (state.task() == run.task()) {
+                    continue;
+                }
+                Map<TopicPartition, Long> theirs = new HashMap<>();
+                offsets.forEach((tp, offset) -> {
+                    TaskState.PartitionState held = state.state().partitions().get(tp);
+                    if (held != null && held.nextOffset() != offset) {
+                        theirs.put(tp, offset);
+                    }
+                });
+                if (!theirs.isEmpty()) {
+                    conflict |= states.write(state, state.state().movedTo(theirs)) == null;
+                }
+            }
+            if (!conflict) {
+                own.update(state -> state.movedTo(offsets), offsets.keySet());
+                return;
+            }
+        }
+        throw new MetastoreException("Task " + run.task() + " of " + run.connector() + " could not move the "
+                + "committed offsets of " + offsets.keySet() + ": the states kept changing under it in "
+                + OwnState.MAX_CONFLICTS + " attempts.", null);
+    }
+
     /** Finishes another task's (or an earlier run's) batch found with a durable intent. */
     private void rollForward(StateTables.Stored state) {
         TaskState.Intent intent = state.state().intent();

@@ -26,12 +26,14 @@ import io.hivesink.metastore.TableLock;
  * looks at the locks ahead of it: one of its own instance, which it does not hold, is a leftover and is released at
  * once; any other that shows no sign of life (its heartbeat unchanged, granted or waiting) for {@code staleAfterMs}
  * of the writer's watch is broken. A live holder keeps a state lock for one read and one write, milliseconds, and
- * heartbeats it just before it writes ({@link #stillHeld}): a holder whose lock was broken finds out there and does
- * not write.
+ * heartbeats it in the same step as its write ({@link Metastore#alterTableUnderLock}: no other call on its client
+ * between them, and the write not sent again on a lost connection): a holder whose lock was broken finds out there
+ * and does not write.
  *
- * <p>What remains, since a 3.1 lock carries no fencing token: a holder that passed its heartbeat and then stalls for
- * longer than {@code staleAfterMs} before its write reaches the metastore (a long GC pause, a network partition) can
- * overwrite a state written under the lock that broke its own.
+ * <p>What remains, since a 3.1 lock carries no fencing token: a write that passed its heartbeat and then reaches the
+ * metastore's database more than {@code staleAfterMs} later (a long GC pause between the two, a slow or partitioned
+ * network) can overwrite a state written under the lock that broke its own. The window runs until the metastore
+ * commits that write.
  */
 final class StateLocks {
 
@@ -121,14 +123,6 @@ final class StateLocks {
             releaseQuietly(id); // a lock left waiting would stand ahead of our next one
             throw e;
         }
-    }
-
-    /**
-     * Heartbeats the lock: whether it is still held, or was broken by a writer that took it for left behind (then
-     * the holder must not write).
-     */
-    boolean stillHeld(long lockId) {
-        return metastore.heartbeatLock(lockId);
     }
 
     /**

@@ -20,6 +20,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
+import io.hivesink.metastore.TableGuard;
 
 /**
  * Each task keeps its {@link TaskState} in the parameters of a table of its own (no key that every task contends
@@ -64,6 +65,7 @@ public final class StateTables {
     private final Deployment deployment;
     private final String writer;
     private final StateLocks locks;
+    private final long staleLockMs;
     private long writes;
     private Fencing fencing = Fencing.COMPARE_AND_SET;
 
@@ -83,6 +85,7 @@ public final class StateTables {
     public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer,
             long staleLockMs) {
         this.locks = new StateLocks(metastore, database, writer, staleLockMs);
+        this.staleLockMs = staleLockMs;
         this.metastore = metastore;
         this.database = database;
         this.deployment = deployment;
@@ -185,7 +188,7 @@ public final class StateTables {
 
     /**
      * The compare-and-set done by hand: nobody else reads-and-writes the table while the lock is held. The lock is
-     * heartbeat just before the write: if a writer broke it, taking it for left behind, nothing is written.
+     * heartbeat in the same step as the write: if a writer broke it, taking it for left behind, nothing is written.
      */
     private boolean writeUnderLock(Table table, String expectedVersion) {
         long lock = locks.acquire(table.getTableName());
@@ -194,14 +197,28 @@ public final class StateTables {
                     .map(t -> t.getParameters().get(VERSION))
                     .orElseThrow(() -> new MetastoreException("The state table " + database + "."
                             + table.getTableName() + " has disappeared from the metastore.", null));
-            if (!stored.equals(expectedVersion) || !locks.stillHeld(lock)) {
-                return false;
-            }
-            metastore.alterTable(table);
-            return true;
+            // heartbeat and write in one step: a lock broken by then writes nothing
+            return stored.equals(expectedVersion) && metastore.alterTableUnderLock(lock, table, false);
         } finally {
             locks.release(lock);
         }
+    }
+
+    /**
+     * The locks of this task instance on the tables of {@code tablesDatabase}, for evolving their schemas where
+     * compare-and-set is not checked: taken as state locks are, locks left behind broken the same way, and heartbeat
+     * in the same step as the change's write.
+     */
+    public TableGuard tableGuard(String tablesDatabase) {
+        StateLocks tableLocks = new StateLocks(metastore, tablesDatabase, writer, staleLockMs);
+        return (db, table, change) -> {
+            long lock = tableLocks.acquire(table);
+            try {
+                return change.test(lock);
+            } finally {
+                tableLocks.release(lock);
+            }
+        };
     }
 
     /** Makes every later write conditional this way; {@link Fencing#AUTO} is resolved by the caller first. */

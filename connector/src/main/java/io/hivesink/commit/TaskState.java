@@ -65,10 +65,13 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         return new TaskState(owner, next, remaining, batchId);
     }
 
-    /** The partitions, owned here, are committed up to these offsets from now on, wherever they were. */
+    /** The partitions are committed up to these offsets from now on, wherever they were; owned as they were. */
     public TaskState movedTo(Map<TopicPartition, Long> offsets) {
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
-        offsets.forEach((tp, offset) -> next.put(tp, new PartitionState(offset, true)));
+        offsets.forEach((tp, offset) -> {
+            PartitionState old = next.get(tp);
+            next.put(tp, new PartitionState(offset, old == null || old.owned()));
+        });
         return new TaskState(owner, next, intent, lastBatch);
     }
 

@@ -29,6 +29,12 @@ import io.hivesink.table.PartitionValues;
  * The Hive tables of one database as the connector sees them: creates a missing database or table as an external
  * Avro table, checks an existing one against the records, and registers new partitions, remembering which exist so
  * that the metastore is asked once per table, not once per batch.
+ *
+ * <p>Several tasks (and connectors) may evolve one table at once: task A widens a column while task B adds one. Each
+ * evolution is therefore conditional on the schema it was merged from: by compare-and-set on the table's schema
+ * fingerprint, or, on a metastore that does not check compare-and-set, under the table's lock ({@link TableGuard});
+ * the loser reads the winner's schema and merges its change into it. A table this task cached is read again at every
+ * commit ({@link #refresh}): a schema changed since by another task or by hand is checked again before the commit.
  */
 public final class HiveTables {
 
@@ -36,6 +42,8 @@ public final class HiveTables {
     static final String AVRO_INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat";
     static final String AVRO_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat";
     static final String AVRO_SCHEMA_LITERAL = "avro.schema.literal";
+    /** A fingerprint of the schema hive-sink last wrote to the table, which its next evolution expects to find. */
+    static final String SCHEMA_FINGERPRINT = "hive-sink.schema-fingerprint";
 
     private static final Logger log = LoggerFactory.getLogger(HiveTables.class);
     private static final int MAX_EVOLUTION_ATTEMPTS = 5;
@@ -46,6 +54,8 @@ public final class HiveTables {
     private final String databaseLocation;
     private final Map<String, HiveTable> known = new HashMap<>();
     private boolean databaseChecked;
+    /** Null: evolutions are made by compare-and-set. */
+    private TableGuard lockGuard;
 
     /**
      * @param warehouseUri fully qualified root of the tables this connector creates, e.g. hdfs://nn:8020/warehouse
@@ -67,6 +77,41 @@ public final class HiveTables {
 
     public String database() {
         return database;
+    }
+
+    /** Evolves tables under their metastore lock from now on, on a metastore that does not check compare-and-set. */
+    public synchronized void evolveUnderLocks(TableGuard guard) {
+        this.lockGuard = guard;
+    }
+
+    /**
+     * Reads the cached tables among {@code names} again, in one call, and forgets those whose schema changed since
+     * (another task evolved it, or a user altered it): their next {@link #ensureTable} checks them again.
+     */
+    public synchronized void refresh(Collection<String> names) {
+        List<String> cached = names.stream().filter(known::containsKey).toList();
+        if (cached.isEmpty()) {
+            return;
+        }
+        for (Table table : metastore.getTables(database, cached)) {
+            String name = cached.stream().filter(n -> n.equalsIgnoreCase(table.getTableName())).findFirst()
+                    .orElse(table.getTableName());
+            HiveTable known = this.known.get(name);
+            String literal = avroLiteral(table);
+            if (known != null && (literal == null || !parsesTo(literal, known.avroSchema()))) {
+                this.known.remove(name);
+                log.info("The schema of table {}.{} changed since this task read it (another task evolved it, or "
+                        + "it was altered by hand); it is checked again against the records", database, name);
+            }
+        }
+    }
+
+    private static boolean parsesTo(String literal, Schema schema) {
+        try {
+            return new Schema.Parser().parse(literal).equals(schema);
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -129,10 +174,14 @@ public final class HiveTables {
                 throw new MetastoreException("Table " + database + "." + name + " kept changing while the "
                         + "connector evolved its schema (" + MAX_EVOLUTION_ATTEMPTS + " attempts).", null);
             }
-            alterSchema(table, evolve.schema());
-            log.info("Evolved table {}.{} for new records: {}; its partitions follow (cascade)", database, name,
-                    String.join("; ", evolve.changes()));
-            // read back: another task may have changed the table at the same time
+            if (alterSchemaIfUnchanged(table, evolve.schema())) {
+                log.info("Evolved table {}.{} for new records: {}; its partitions follow (cascade)", database, name,
+                        String.join("; ", evolve.changes()));
+            } else {
+                log.info("Table {}.{} was evolved by another writer while this task evolved it; merging again "
+                        + "from its new schema", database, name);
+            }
+            // read back: what was written, or the other writer's schema to merge into
         }
     }
 
@@ -146,15 +195,41 @@ public final class HiveTables {
         }
     }
 
-    private void alterSchema(Table table, Schema schema) {
-        Table altered = table.deepCopy();
+    /**
+     * Alters the table to {@code schema} if its schema is still the one {@code read} had: by compare-and-set on its
+     * fingerprint, or under its lock. A table made before fingerprints were kept is altered unconditionally once.
+     *
+     * @return false if another writer changed the table's schema first: nothing was written
+     */
+    private boolean alterSchemaIfUnchanged(Table read, Schema schema) {
+        Table altered = read.deepCopy();
         altered.getParameters().put(AVRO_SCHEMA_LITERAL, schema.toString());
+        altered.getParameters().put(SCHEMA_FINGERPRINT, fingerprint(schema));
         Map<String, String> serdeParameters = altered.getSd().getSerdeInfo().getParameters();
         if (serdeParameters != null && serdeParameters.containsKey(AVRO_SCHEMA_LITERAL)) {
             serdeParameters.put(AVRO_SCHEMA_LITERAL, schema.toString());
         }
         altered.getSd().setCols(columns(schema));
-        metastore.alterTableCascade(altered);
+        if (lockGuard != null) {
+            String readLiteral = avroLiteral(read);
+            return lockGuard.underLock(database, read.getTableName(), lock -> {
+                Table now = metastore.getTable(database, read.getTableName()).orElse(null);
+                return now != null && java.util.Objects.equals(avroLiteral(now), readLiteral)
+                        && metastore.alterTableUnderLock(lock, altered, true);
+            });
+        }
+        String expected = read.getParameters().get(SCHEMA_FINGERPRINT);
+        if (expected == null) {
+            metastore.alterTableCascade(altered);
+            return true;
+        }
+        return metastore.alterTableCascadeIf(altered, SCHEMA_FINGERPRINT, expected).isWritten();
+    }
+
+    /** A short fingerprint of the schema, kept in the table to make its next evolution conditional. */
+    static String fingerprint(Schema schema) {
+        return Long.toHexString(org.apache.avro.SchemaNormalization.parsingFingerprint64(schema)) + "-"
+                + Integer.toHexString(schema.toString().hashCode());
     }
 
     /**
@@ -248,6 +323,7 @@ public final class HiveTables {
         Map<String, String> params = new HashMap<>(options.properties());
         params.put("EXTERNAL", "TRUE");
         params.put(AVRO_SCHEMA_LITERAL, avroSchema.toString());
+        params.put(SCHEMA_FINGERPRINT, fingerprint(avroSchema));
         params.put("created.by", "hive-sink");
 
         Table table = new Table();

@@ -42,6 +42,11 @@ public interface Metastore extends AutoCloseable {
      */
     ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue);
 
+    /**
+     * As {@link #alterTableIf}, and the table's partitions take its new columns (Hive's ALTER TABLE ... CASCADE).
+     */
+    ConditionalAlter alterTableCascadeIf(Table table, String expectedKey, String expectedValue);
+
     /** Replaces the table's definition, parameters included, unconditionally. */
     void alterTable(Table table);
 
@@ -67,6 +72,16 @@ public interface Metastore extends AutoCloseable {
      * @return false if the metastore no longer has the lock: it was released, broken by another client or timed out
      */
     boolean heartbeatLock(long lockId);
+
+    /**
+     * Heartbeats the lock and, if it is still held, replaces the table's definition, as one step: no other call on
+     * this client comes between them, and the write is not sent again on a broken connection (its answer lost, the
+     * caller reads again under a new lock).
+     *
+     * @param cascade whether the table's partitions take its new columns (Hive's ALTER TABLE ... CASCADE)
+     * @return false if the lock is no longer held (broken by another writer): nothing was written
+     */
+    boolean alterTableUnderLock(long lockId, Table table, boolean cascade);
 
     /** Releases the lock, granted or waiting; a lock that no longer exists is no error. */
     void unlock(long lockId);

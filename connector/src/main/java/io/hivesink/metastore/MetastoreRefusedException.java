@@ -15,14 +15,17 @@ public final class MetastoreRefusedException extends MetastoreException {
     }
 
     /**
-     * Whether the metastore's words say its error may pass on its own: its database unreachable, busy, deadlocked or
-     * timing out, or the metastore telling the caller to try again.
+     * Whether the metastore's words say its error may pass on its own: its database or its FileSystem unreachable,
+     * busy, deadlocked, timing out, starting or in safe mode, or the metastore telling the caller to try again. Only
+     * the first line is read: the metastore appends stack traces whose frames name retrying and transactions
+     * whatever the error.
      */
     public static boolean mayPass(String message) {
         if (message == null) {
             return true;
         }
-        String words = message.toLowerCase(java.util.Locale.ROOT);
+        int end = message.indexOf('\n');
+        String words = (end < 0 ? message : message.substring(0, end)).toLowerCase(java.util.Locale.ROOT);
         for (String passing : PASSING) {
             if (words.contains(passing)) {
                 return true;
@@ -33,7 +36,8 @@ public final class MetastoreRefusedException extends MetastoreException {
 
     private static final String[] PASSING = {
         "deadlock", "lock wait", "timeout", "timed out", "connection", "communications link", "could not open",
-        "unable to open", "try again", "retry", "transaction", "too many", "serialization failure", "busy",
-        "unavailable", "socket", "closed", "shutdown", "shut down",
+        "unable to open", "try again", "retry", "retriable", "transaction", "too many", "serialization failure",
+        "busy", "unavailable", "socket", "closed", "shutdown", "shut down", "safe mode", "standby", "starting up",
+        "read-only", "read only", "recovery", "not available",
     };
 }

@@ -174,7 +174,20 @@ public final class ThriftMetastore implements Metastore {
 
     @Override
     public synchronized ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue) {
+        return conditionalAlter(table, expectedKey, expectedValue, false);
+    }
+
+    @Override
+    public synchronized ConditionalAlter alterTableCascadeIf(Table table, String expectedKey, String expectedValue) {
+        return conditionalAlter(table, expectedKey, expectedValue, true);
+    }
+
+    private ConditionalAlter conditionalAlter(Table table, String expectedKey, String expectedValue,
+            boolean cascade) {
         EnvironmentContext context = alterContext();
+        if (cascade) {
+            context.putToProperties(StatsSetupConst.CASCADE, StatsSetupConst.TRUE);
+        }
         context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_KEY, expectedKey);
         context.putToProperties(hive_metastoreConstants.EXPECTED_PARAMETER_VALUE, expectedValue);
         String name = table.getDbName() + "." + table.getTableName();
@@ -266,6 +279,24 @@ public final class ThriftMetastore implements Metastore {
             return false;
         } catch (TException e) {
             throw calls.failed("heartbeat lock " + lockId, e);
+        }
+    }
+
+    @Override
+    public synchronized boolean alterTableUnderLock(long lockId, Table table, boolean cascade) {
+        if (!heartbeatLock(lockId)) {
+            return false;
+        }
+        EnvironmentContext context = alterContext();
+        if (cascade) {
+            context.putToProperties(StatsSetupConst.CASCADE, StatsSetupConst.TRUE);
+        }
+        String what = table.getDbName() + "." + table.getTableName() + " under lock " + lockId;
+        try {
+            calls.call(ALTER, what, false, alter(table, context));
+            return true;
+        } catch (TException e) {
+            throw calls.failed(ALTER + " " + what, e);
         }
     }
 

@@ -89,16 +89,17 @@ public final class BatchCycle {
      */
     private final Set<TopicPartition> skippedInDelivery = new HashSet<>();
     /**
-     * Partitions sought since the last delivery the task took. After a retriable failure Connect hands the same
-     * records again, fetched before the seek: theirs are stale, and a record above the sought offset, taken, would
-     * come ahead of the ones below it, which the consumer then brings as already taken. Records from the sought
-     * offset on, in order, are the ones the consumer brings anyway, and are taken.
+     * Partitions sought since the last delivery the task took, and where to. A delivery may have been fetched before
+     * such a seek took effect: after a retriable failure Connect hands the same records again, and a rebalance that
+     * only revokes partitions applies no seek before the records of its poll. Taken, a record above the sought offset
+     * would come ahead of the ones below it, which the consumer then brings as already taken. So in the next
+     * delivery, the first record of such a partition that lies past the offset it expects is not taken: the partition
+     * is sought there again and the rest of it skipped. Records from the sought offset on, in order, are taken. (A gap
+     * in Kafka's offsets just there costs one needless seek.)
      */
-    private final Set<TopicPartition> soughtSinceTaken = new HashSet<>();
-    /** In a delivery Connect hands again, the partitions sought since: see {@link #soughtSinceTaken}. */
-    private final Set<TopicPartition> staleInDelivery = new HashSet<>();
-    /** The last delivery failed with a retriable error: Connect hands the same records again. */
-    private boolean redelivery;
+    private final Map<TopicPartition, Long> soughtSinceTaken = new HashMap<>();
+    /** The partitions sought since the last delivery taken, for this delivery: see {@link #soughtSinceTaken}. */
+    private final Map<TopicPartition, Long> staleInDelivery = new HashMap<>();
     /** Metastore refusals met in a row: retried for a while, then the task fails with the metastore's words. */
     private final Refusals refusals;
     /** Keeps the task's batches inside the worker's memory budget. */
@@ -128,7 +129,7 @@ public final class BatchCycle {
         this.pauses = consumer.pauses();
         this.resumes = consumer.resumes();
         this.offsetsAhead = consumer.offsetsAhead();
-        this.refusals = new Refusals(clock);
+        this.refusals = new Refusals(clock, postponed.waitMs());
         this.identity = identity;
         this.buffer = buffer;
         this.flushPolicy = flushPolicy;
@@ -220,12 +221,7 @@ public final class BatchCycle {
         failIfFenced();
         skippedInDelivery.clear();
         staleInDelivery.clear();
-        if (redelivery) {
-            staleInDelivery.addAll(soughtSinceTaken);
-        } else {
-            soughtSinceTaken.clear(); // sought after the last delivery was taken: this one comes from the seek
-        }
-        redelivery = false;
+        staleInDelivery.putAll(soughtSinceTaken);
         try {
             skippedInDelivery.addAll(postponed.partitions());
             seek(resumes.takeDueSeeks());
@@ -236,10 +232,13 @@ public final class BatchCycle {
                         && skippedInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
                     continue;
                 }
-                if (!staleInDelivery.isEmpty() && buffer.isAhead(record)
-                        && staleInDelivery.contains(new TopicPartition(record.topic(), record.kafkaPartition()))) {
-                    skippedInDelivery.add(new TopicPartition(record.topic(), record.kafkaPartition()));
-                    continue; // a stale record past the sought offset: this one and the rest of its partition
+                if (!staleInDelivery.isEmpty() && buffer.isAhead(record)) {
+                    TopicPartition tp = new TopicPartition(record.topic(), record.kafkaPartition());
+                    Long soughtTo = staleInDelivery.get(tp);
+                    if (soughtTo != null) {
+                        seek(Map.of(tp, soughtTo)); // fetched before the seek took effect: once more, and skipped
+                        continue;
+                    }
                 }
                 if (!resumes.isEmpty()) {
                     long seekTo = resumes.seekFor(record);
@@ -269,6 +268,7 @@ public final class BatchCycle {
             }
             soughtSinceTaken.clear();
             refusals.clear();
+            memory.committed(); // nothing held failed: the task gives memory back by committing
         } catch (DataException | TaskFencedException e) {
             // The task stops; the offset commit that Connect still makes while closing must not try this batch again.
             stopped = true;
@@ -280,7 +280,12 @@ public final class BatchCycle {
                 stopped = true; // nothing more is committed
                 throw stop;
             }
-            redelivery = true;
+            memory.commitFailed(); // a held commit, or the open batch's admission: it cannot close for now
+            String stuck = memory.stuckReason();
+            if (stuck != null) {
+                // others wait on the memory it holds: its records are read again once it can commit
+                dropUncommitted(stuck, Set.of());
+            }
             nextCallWithin.accept(RETRY_CALL_MS); // Connect hands the records again then, not at its next offset commit
             throw e;
         }
@@ -296,7 +301,7 @@ public final class BatchCycle {
         }
         resumes.forget(offsets.keySet());
         skippedInDelivery.addAll(offsets.keySet());
-        soughtSinceTaken.addAll(offsets.keySet());
+        soughtSinceTaken.putAll(offsets);
         rewinder.accept(offsets);
     }
 
@@ -416,6 +421,7 @@ public final class BatchCycle {
         memory.holds(heldBytes()); // a batch being committed still holds its memory
         try {
             CommitSummary summary = inFlight() ? lane.await() : committer.commit(pending);
+            memory.committed();
             metrics.committed(summary, pendingEncodeMs, newestTimestampPerTable(pending));
             pending = null;
             log.info(summary.logLine());
@@ -432,6 +438,7 @@ public final class BatchCycle {
             dropUncommitted("the commit refused batch " + pending.id(), Set.of());
         } catch (RetriableException e) {
             metrics.commitHeld();
+            memory.commitFailed();
             throw e;
         } finally {
             memory.holds(heldBytes());
@@ -560,7 +567,7 @@ public final class BatchCycle {
         }
         buffer.forget(partitions);
         resumes.forget(partitions);
-        soughtSinceTaken.removeAll(partitions);
+        soughtSinceTaken.keySet().removeAll(partitions);
         reportedToKafka.keySet().removeAll(partitions);
         postponed.closed(partitions);
         pauses.closed(partitions);

@@ -27,6 +27,11 @@ final class MemoryGate implements AutoCloseable {
     static final long RECHECK_MS = 250;
     /** How soon a task holding an open batch looks at the budget again, records or not. */
     static final long HOLDER_RECHECK_MS = 1_000;
+    /**
+     * How long a task that cannot commit may hold its batches while the budget is full (and others are held back)
+     * before it drops them, to read their records again once it can commit.
+     */
+    static final long STUCK_DROP_MS = 30_000;
 
     private final MemoryBudget.Share share;
     private final PartitionPauses pauses;
@@ -35,6 +40,7 @@ final class MemoryGate implements AutoCloseable {
     private long heldBackSinceMs = -1;
     private long timesHeldBack;
     private long earlyCloses;
+    private long commitsFailingSinceMs = -1;
 
     MemoryGate(MemoryBudget.Share share, PartitionPauses pauses, LongSupplier clock, String task) {
         this.share = share;
@@ -57,6 +63,39 @@ final class MemoryGate implements AutoCloseable {
     boolean shouldRelease(long heldBytes) {
         share.hold(heldBytes);
         return heldBytes > 0 && share.shouldRelease();
+    }
+
+    /**
+     * A commit failed, or the open batch could not close (an outage): the task cannot give memory back by committing
+     * for now.
+     */
+    void commitFailed() {
+        if (commitsFailingSinceMs < 0) {
+            commitsFailingSinceMs = clock.getAsLong();
+        }
+        share.canCommit(false);
+    }
+
+    /** A commit went through, or a delivery was taken with nothing held failing. */
+    void committed() {
+        commitsFailingSinceMs = -1;
+        share.canCommit(true);
+    }
+
+    /**
+     * Whether the task should drop its batches: its commits have failed for {@link #STUCK_DROP_MS} while it holds
+     * memory of a full budget, which its commits cannot give back.
+     *
+     * @return why, for the log; null if it should not
+     */
+    String stuckReason() {
+        if (commitsFailingSinceMs < 0 || share.held() == 0 || !share.full()) {
+            return null;
+        }
+        long failingMs = clock.getAsLong() - commitsFailingSinceMs;
+        return failingMs < STUCK_DROP_MS ? null : "its commits have failed for " + failingMs / 1000 + " s while it "
+                + "holds " + MemoryBudget.mib(share.held()) + " of the worker's full memory budget ("
+                + share.budget().describe() + ")";
     }
 
     /** Why the open batch closes early, for the log; counts the early close. */

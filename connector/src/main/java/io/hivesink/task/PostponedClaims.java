@@ -33,6 +33,11 @@ final class PostponedClaims {
     private long pauseMs = FIRST_PAUSE_MS;
     private int tries;
 
+    /** How long an outage is waited out before the task fails ({@code hive.metastore.start.wait.ms}). */
+    long waitMs() {
+        return waitMs;
+    }
+
     PostponedClaims(PartitionPauses pauses, LongSupplier clock, long waitMs) {
         this.pauses = pauses;
         this.clock = clock;

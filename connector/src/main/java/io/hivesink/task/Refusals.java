@@ -10,20 +10,22 @@ import io.hivesink.metastore.MetastoreRefusedException;
 /**
  * How long the task has been meeting a metastore refusal ({@link MetastoreRefusedException}) in a row, on whatever it
  * retries (a held commit, a table admitted for the open batch). An outage is waited out for as long as it lasts; a
- * refusal is given {@link #LIMIT_MS} and {@link #MIN_TRIES} tries, then fails the task with the metastore's words,
+ * refusal is given the task's outage wait ({@code hive.metastore.start.wait.ms}, since the metastore's words may
+ * misjudge an error that does pass) and {@link #MIN_TRIES} tries, then fails the task with the metastore's words,
  * rather than retrying for ever while the task shows RUNNING and nothing lands.
  */
 final class Refusals {
 
-    static final long LIMIT_MS = 60_000;
     static final int MIN_TRIES = 5;
 
     private final LongSupplier clock;
+    private final long limitMs;
     private long firstAtMs = -1;
     private int tries;
 
-    Refusals(LongSupplier clock) {
+    Refusals(LongSupplier clock, long limitMs) {
         this.clock = clock;
+        this.limitMs = limitMs;
     }
 
     /**
@@ -42,7 +44,7 @@ final class Refusals {
             firstAtMs = nowMs;
         }
         tries++;
-        if (tries >= MIN_TRIES && nowMs - firstAtMs >= LIMIT_MS) {
+        if (tries >= MIN_TRIES && nowMs - firstAtMs >= limitMs) {
             throw new ConnectException("The metastore has refused the task's calls for " + (nowMs - firstAtMs) / 1000
                     + " s (" + tries + " tries), in words that do not say the refusal passes: " + refusal.getMessage()
                     + ". The task stops rather than retry for ever; fix what the metastore says, then restart the "

@@ -35,7 +35,7 @@ public final class InMemoryMetastore implements Metastore {
     public final Map<String, Integer> failingTableLookUps = new HashMap<>();
     /** The next conditional write (a task state's) fails as a metastore outage would, before it is made. */
     public boolean failNextConditionalWrite;
-    boolean ignoreCompareAndSet;
+    public boolean ignoreCompareAndSet;
     /** Conditional writes whose expectation holds that fail yet, as Hive 4's check fails without direct SQL. */
     int failingCurrentExpectations;
     /** What the check answers when it refuses a write: Hive's words unless a test words it as another metastore. */
@@ -161,6 +161,17 @@ public final class InMemoryMetastore implements Metastore {
         return ConditionalAlter.written();
     }
 
+    /** A data table's conditional evolution: the expectation checked (unless ignored), then altered with cascade. */
+    @Override
+    public synchronized ConditionalAlter alterTableCascadeIf(Table table, String expectedKey, String expectedValue) {
+        Table stored = tables.get(table.getDbName() + "." + table.getTableName());
+        if (!ignoreCompareAndSet && !expectedValue.equals(stored.getParameters().get(expectedKey))) {
+            return ConditionalAlter.notWritten(checkRefusal);
+        }
+        alterTableCascade(table);
+        return ConditionalAlter.written();
+    }
+
     @Override
     public synchronized void alterTable(Table table) {
         tables.put(table.getDbName() + "." + table.getTableName(), new Table(table));
@@ -210,6 +221,19 @@ public final class InMemoryMetastore implements Metastore {
             return false;
         }
         lock.heartbeatMs = System.currentTimeMillis();
+        return true;
+    }
+
+    @Override
+    public synchronized boolean alterTableUnderLock(long lockId, Table table, boolean cascade) {
+        if (!heartbeatLock(lockId)) {
+            return false;
+        }
+        if (cascade) {
+            alterTableCascade(table);
+        } else {
+            alterTable(table);
+        }
         return true;
     }
 

@@ -17,6 +17,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.junit.jupiter.api.Test;
 
 import io.hivesink.commit.InMemoryMetastore;
+import io.hivesink.commit.StateTables;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 
@@ -133,6 +134,74 @@ class HiveTablesTest {
                 + "case"), across.getMessage());
         assertEquals(List.of("id:bigint", "qty:int"), columns(metastore.tables.get("db.orders").getSd().getCols()),
                 "the table is not altered");
+    }
+
+    static final Schema WIDE = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"}");
+    static final Schema NOTED = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"int\"},"
+            + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}");
+
+    /**
+     * A metastore on which, the first time {@code tables} reads "orders" once armed, another task's evolution of it
+     * lands between that read and the write that follows it.
+     */
+    static Metastore racing(InMemoryMetastore metastore, Runnable otherTask, java.util.concurrent.atomic.AtomicBoolean
+            armed) {
+        return (Metastore) java.lang.reflect.Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    Object answer;
+                    try {
+                        answer = method.invoke(metastore, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("getTable") && "orders".equals(args[1]) && armed.getAndSet(false)) {
+                        otherTask.run();
+                    }
+                    return answer;
+                });
+    }
+
+    @Test
+    void twoTasksEvolvingOneTableAtOnceKeepBothChangesByCompareAndSet() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        assertBothChangesKept(metastore, new HiveTables(metastore, "db", "file:/w"),
+                racing -> new HiveTables(racing, "db", "file:/w"));
+    }
+
+    @Test
+    void twoTasksEvolvingOneTableAtOnceKeepBothChangesUnderLocks() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        metastore.ignoreCompareAndSet = true; // as Hive 3.1: evolutions are made under the table's lock
+        StateTables.Deployment deployment = new StateTables.Deployment("conn", "conn", "db");
+        HiveTables taskA = new HiveTables(metastore, "db", "file:/w");
+        taskA.evolveUnderLocks(new StateTables(metastore, "hive_sink", deployment, "file:///s", "conn-t0-a", 1_000)
+                .tableGuard("db"));
+        assertBothChangesKept(metastore, taskA, racing -> {
+            HiveTables taskB = new HiveTables(racing, "db", "file:/w");
+            taskB.evolveUnderLocks(new StateTables(racing, "hive_sink", deployment, "file:///s", "conn-t1-b", 1_000)
+                    .tableGuard("db"));
+            return taskB;
+        });
+        assertEquals(List.of(), metastore.locksOn("db", "orders"), "every lock released");
+    }
+
+    /** Task B adds a column while task A widens one, A's change landing between B's read and B's write. */
+    private static void assertBothChangesKept(InMemoryMetastore metastore, HiveTables taskA,
+            java.util.function.Function<Metastore, HiveTables> taskBOn) {
+        taskA.ensureTable("orders", V1, BY_DAY);
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean();
+        HiveTables taskB = taskBOn.apply(racing(metastore, () -> taskA.ensureTable("orders", WIDE, BY_DAY), armed));
+        taskB.ensureTable("orders", V1, BY_DAY);
+
+        armed.set(true);
+        HiveTable b = taskB.ensureTable("orders", NOTED, BY_DAY);
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string"),
+                columns(metastore.tables.get("db.orders").getSd().getCols()), "A's widening and B's new column");
+        assertEquals(Schema.Type.LONG, b.avroSchema().getField("qty").schema().getType(), "B merged A's change");
+
+        // A's cache says qty long without note: at its next commit it reads the table again
+        taskA.refresh(List.of("orders"));
+        assertEquals(3, taskA.ensureTable("orders", WIDE, BY_DAY).avroSchema().getFields().size());
     }
 
     @Test
