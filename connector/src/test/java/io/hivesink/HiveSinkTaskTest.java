@@ -591,6 +591,23 @@ class HiveSinkTaskTest {
     }
 
     @Test
+    void aHeldBatchDroppedAfterItsIntentWasDurableIsRolledForwardBeforeTheNextAndLandsOnce() throws IOException {
+        RecordingContext context = new RecordingContext();
+        HiveSinkTask task = start(0, context);
+        task.open(List.of(P0, P1));
+        metastore.failNextAddPartitions = true; // the intent is durable and the files moved; the batch not marked
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        metastore.failNextAddPartitions = true;
+        task.close(List.of(P1)); // P1 is revoked; the held batch fails again and is dropped; P0 stays
+        assertEquals(Map.of(P0, 0L), context.rewinds.get(context.rewinds.size() - 1));
+        task.put(records(P0, 0, 2)); // read again: its commit finds the dropped batch's intent and rolls it forward
+        task.put(records(P0, 0, 4)); // read again from where that batch ended
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L), landedIds(), "once each");
+        assertEquals(Map.of(), task.preCommit(Map.of()));
+    }
+
+    @Test
     void aTaskFencedAtConnectsOffsetCommitClaimsNothing() {
         HiveSinkTask zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0));

@@ -100,7 +100,7 @@ public final class ExactlyOnceCommitter {
         own.set(states.readOrCreate(run.task()));
         Fencing fencing = FencingProbe.settle(states, run, requested);
         if (fencing == Fencing.LOCKS) {
-            tables.evolveUnderLocks(states.tableGuard(tables.database())); // nor does it check evolutions
+            tables.evolveUnderLocks(states.tableGuard()); // nor does it check evolutions
         }
         return fencing;
     }
@@ -134,6 +134,12 @@ public final class ExactlyOnceCommitter {
         TaskState.Intent intent = own.intent();
         if (intent != null && intent.batchId().equals(batch.id())) {
             return resume(batch, intent); // a retry after the intent was made durable: only finish it
+        }
+        if (intent != null) {
+            // another batch's intent: that batch was dropped after its intent was durable (its commit failed while
+            // partitions closed, or the memory budget needed its memory). It lands first, and this one is then checked
+            // against its offsets: written over, its files already moved would stay and its records land twice
+            rollForward(intent);
         }
         PhaseTimer timer = new PhaseTimer();
         Map<String, HiveTable> tablesByName = tablesOf(batch);
@@ -247,6 +253,16 @@ public final class ExactlyOnceCommitter {
     /** Step 6: the task's state takes the batch's offsets and drops its intent. */
     private void complete(Batch batch) {
         own.update(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
+    }
+
+    /** Finishes a batch of this task found with a durable intent, from its manifest (steps 3 to 6). */
+    private void rollForward(TaskState.Intent intent) {
+        Manifest manifest = finisher.readManifest(intent);
+        finisher.finish(manifest);
+        own.update(state -> state.completed(intent.batchId(), manifest.nextOffsets()), Set.of());
+        clean(intent.batchId());
+        log.info("Rolled forward batch {}, dropped after its intent was durable, before the next batch",
+                intent.batchId());
     }
 
     private CommitSummary resume(Batch batch, TaskState.Intent intent) {

@@ -136,7 +136,21 @@ final class PartitionClaims {
     void move(Map<TopicPartition, Long> offsets) {
         for (int attempt = 0; attempt < OwnState.MAX_CONFLICTS; attempt++) {
             boolean conflict = false;
-            for (StateTables.Stored state : states.readAll().values()) {
+            Map<Integer, StateTables.Stored> all = states.readAll();
+            for (StateTables.Stored state : all.values()) {
+                boolean ours = state.task() == run.task();
+                for (TopicPartition tp : offsets.keySet()) {
+                    // a task that lost the partitions since must not move another owner's offsets
+                    if (ours ? !run.instance().equals(state.state().owner()) || !state.state().owns(tp)
+                            : state.state().owns(tp)) {
+                        throw new TaskFencedException("Task " + run.task() + " of " + run.connector() + " was "
+                                + "fenced before it moved the committed offset of " + tp + ": "
+                                + (ours ? "another instance runs it now" : "task " + state.task() + " owns it now")
+                                + ". Nothing was moved.");
+                    }
+                }
+            }
+            for (StateTables.Stored state : all.values()) {
                 if (state.task() == run.task()) {
                     continue;
                 }

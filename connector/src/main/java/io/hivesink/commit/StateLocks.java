@@ -24,11 +24,12 @@ import io.hivesink.metastore.TableLock;
  * failed while the metastore restarted: each would leave a lock that stops every later write of that state, and so
  * the task, for good. So each lock says who took it (its agent info is the task instance), and a writer that waits
  * looks at the locks ahead of it: one of its own instance, which it does not hold, is a leftover and is released at
- * once; any other that shows no sign of life (its heartbeat unchanged, granted or waiting) for {@code staleAfterMs}
- * of the writer's watch is broken. A live holder keeps a state lock for one read and one write, milliseconds, and
- * heartbeats it in the same step as its write ({@link Metastore#alterTableUnderLock}: no other call on its client
- * between them, and the write not sent again on a lost connection): a holder whose lock was broken finds out there
- * and does not write.
+ * once; any other of hive-sink's (taken as user {@value #HOLDER_USER}) that shows no sign of life (its heartbeat
+ * unchanged, granted or waiting) for {@code staleAfterMs} of the writer's watch is broken. A lock of anyone else, a
+ * Hive query's on a data table being evolved, is waited for, never broken. A live holder keeps a state lock for one
+ * read and one write, milliseconds, and heartbeats it in the same step as its write
+ * ({@link Metastore#alterTableUnderLock}: no other call on its client between them, and the write not sent again on a
+ * lost connection): a holder whose lock was broken finds out there and does not write.
  *
  * <p>What remains, since a 3.1 lock carries no fencing token: a write that passed its heartbeat and then reaches the
  * metastore's database more than {@code staleAfterMs} later (a long GC pause between the two, a slow or partitioned
@@ -41,6 +42,8 @@ final class StateLocks {
 
     /** A write waits for its lock this many times the stale bound before it fails (and its caller tries again). */
     static final int WAIT_BOUNDS = 3;
+    /** The user every hive-sink lock is taken as (by this build and the ones before it): only those are broken. */
+    static final String HOLDER_USER = "hive-sink";
     /** The metastore keeps at most this many characters of a lock's agent info. */
     static final int MAX_AGENT_INFO = 128;
     private static final long FIRST_PAUSE_MS = 20;
@@ -160,6 +163,10 @@ final class StateLocks {
                         table);
                 metastore.unlock(lock.id());
                 continue;
+            }
+            if (!HOLDER_USER.equals(lock.user())) {
+                continue; // not hive-sink's: a Hive query's lock (heartbeat by its client, if at all, every few
+                // minutes) is waited for, never broken
             }
             Silence silence = watched.get(lock.id());
             if (silence == null || silence.heartbeatMs != lock.lastHeartbeatMs()) {

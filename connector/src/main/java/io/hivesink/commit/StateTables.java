@@ -65,7 +65,6 @@ public final class StateTables {
     private final Deployment deployment;
     private final String writer;
     private final StateLocks locks;
-    private final long staleLockMs;
     private long writes;
     private Fencing fencing = Fencing.COMPARE_AND_SET;
 
@@ -85,7 +84,6 @@ public final class StateTables {
     public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer,
             long staleLockMs) {
         this.locks = new StateLocks(metastore, database, writer, staleLockMs);
-        this.staleLockMs = staleLockMs;
         this.metastore = metastore;
         this.database = database;
         this.deployment = deployment;
@@ -205,20 +203,29 @@ public final class StateTables {
     }
 
     /**
-     * The locks of this task instance on the tables of {@code tablesDatabase}, for evolving their schemas where
-     * compare-and-set is not checked: taken as state locks are, locks left behind broken the same way, and heartbeat
-     * in the same step as the change's write.
+     * Locks for evolving the schemas of data tables where compare-and-set is not checked. Not on the data table
+     * itself, where an exclusive lock would hold back every Hive query of it (and wait behind long ones), but on a
+     * name of its own in the state database, {@code hive_sink_evolve_<table>_<hash of database.table>}, which every
+     * hive-sink task evolving that table takes: taken as state locks are, locks left behind broken the same way, and
+     * heartbeat in the same step as the change's write. The metastore locks a name, whether or not a table has it.
      */
-    public TableGuard tableGuard(String tablesDatabase) {
-        StateLocks tableLocks = new StateLocks(metastore, tablesDatabase, writer, staleLockMs);
+    public TableGuard tableGuard() {
         return (db, table, change) -> {
-            long lock = tableLocks.acquire(table);
+            long lock = locks.acquire(evolutionLockName(db, table));
             try {
                 return change.test(lock);
             } finally {
-                tableLocks.release(lock);
+                locks.release(lock);
             }
         };
+    }
+
+    /** The name every hive-sink task locks in the state database to evolve {@code database.table}. */
+    public static String evolutionLockName(String database, String table) {
+        String qualified = (database + "." + table).toLowerCase(java.util.Locale.ROOT);
+        String hash = Integer.toHexString(qualified.hashCode());
+        String shortTable = table.length() > 60 ? table.substring(0, 60) : table;
+        return ("hive_sink_evolve_" + shortTable + "_" + hash).toLowerCase(java.util.Locale.ROOT);
     }
 
     /** Makes every later write conditional this way; {@link Fencing#AUTO} is resolved by the caller first. */

@@ -29,6 +29,8 @@ import io.hivesink.commit.ClaimNotPossibleYetException;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.fs.StorageUnavailableException;
+import io.hivesink.metastore.MetastoreException;
 import io.hivesink.metrics.TaskMetrics;
 import io.hivesink.security.TaskIdentity;
 
@@ -280,7 +282,9 @@ public final class BatchCycle {
                 stopped = true; // nothing more is committed
                 throw stop;
             }
-            memory.commitFailed(); // a held commit, or the open batch's admission: it cannot close for now
+            if (metastoreOrStorage(e)) {
+                memory.commitFailed(); // a held commit, or the open batch's admission: it cannot close for now
+            }
             String stuck = memory.stuckReason();
             if (stuck != null) {
                 // others wait on the memory it holds: its records are read again once it can commit
@@ -289,6 +293,17 @@ public final class BatchCycle {
             nextCallWithin.accept(RETRY_CALL_MS); // Connect hands the records again then, not at its next offset commit
             throw e;
         }
+    }
+
+    /** Whether the failure came from the metastore or the FileSystem, not from reading records (a schema registry). */
+    private static boolean metastoreOrStorage(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof MetastoreException || cause instanceof StorageUnavailableException
+                    || cause instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

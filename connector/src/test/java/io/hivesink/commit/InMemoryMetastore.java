@@ -197,7 +197,12 @@ public final class InMemoryMetastore implements Metastore {
             throw new MetastoreException("lock: no transaction tables", null);
         }
         lockCalls++;
-        FakeLock lock = new FakeLock(++lastLockId, database + "." + table, agentInfo);
+        return lock("hive-sink", database, table, agentInfo);
+    }
+
+    /** A lock another client takes, as {@code user}: a Hive query's, say. */
+    public synchronized TableLock lock(String user, String database, String table, String agentInfo) {
+        FakeLock lock = new FakeLock(++lastLockId, database + "." + table, agentInfo, user);
         locks.put(lock.id, lock);
         grantIfFree(lock);
         return lock.view();
@@ -262,18 +267,20 @@ public final class InMemoryMetastore implements Metastore {
         final long id;
         final String table;
         final String agentInfo;
+        final String user;
         TableLock.State state = TableLock.State.WAITING;
         long acquiredAtMs;
         long heartbeatMs = System.currentTimeMillis();
 
-        FakeLock(long id, String table, String agentInfo) {
+        FakeLock(long id, String table, String agentInfo, String user) {
             this.id = id;
             this.table = table;
             this.agentInfo = agentInfo;
+            this.user = user;
         }
 
         TableLock view() {
-            return new TableLock(id, state, agentInfo, "hive-sink", "test-host", acquiredAtMs, heartbeatMs);
+            return new TableLock(id, state, agentInfo, user, "test-host", acquiredAtMs, heartbeatMs);
         }
     }
 

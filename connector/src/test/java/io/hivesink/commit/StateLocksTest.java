@@ -48,6 +48,19 @@ class StateLocksTest {
     }
 
     @Test
+    void aLockThatIsNotHiveSinksIsWaitedForAndNeverBroken() {
+        // a Hive query's lock on a table: its client heartbeats it every few minutes, if at all
+        TableLock query = metastore.lock("hive", "db", "orders", "hive_20261126_query");
+        StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 200, 1_000);
+        StateLocks.LockHeldException e = assertThrows(StateLocks.LockHeldException.class,
+                () -> locks.acquire("orders"));
+        assertTrue(e.getMessage().contains("held by lock " + query.id() + " of hive_20261126_query (hive@"),
+                e.getMessage());
+        assertEquals(List.of(query.id()), metastore.locksOn("db", "orders").stream().map(TableLock::id).toList(),
+                "the query keeps its lock");
+    }
+
+    @Test
     void aLockOfItsOwnInstanceThatItDoesNotHoldIsReleasedAtOnce() {
         // a grant whose answer was lost, or a release that failed while the metastore restarted
         metastore.requestExclusiveLock("db", "state_0", StateLocks.agentInfo(INSTANCE));

@@ -175,14 +175,16 @@ class HiveTablesTest {
         StateTables.Deployment deployment = new StateTables.Deployment("conn", "conn", "db");
         HiveTables taskA = new HiveTables(metastore, "db", "file:/w");
         taskA.evolveUnderLocks(new StateTables(metastore, "hive_sink", deployment, "file:///s", "conn-t0-a", 1_000)
-                .tableGuard("db"));
+                .tableGuard());
         assertBothChangesKept(metastore, taskA, racing -> {
             HiveTables taskB = new HiveTables(racing, "db", "file:/w");
             taskB.evolveUnderLocks(new StateTables(racing, "hive_sink", deployment, "file:///s", "conn-t1-b", 1_000)
-                    .tableGuard("db"));
+                    .tableGuard());
             return taskB;
         });
-        assertEquals(List.of(), metastore.locksOn("db", "orders"), "every lock released");
+        assertEquals(List.of(), metastore.locksOn("hive_sink", StateTables.evolutionLockName("db", "orders")),
+                "the evolution lock, in the state database, released");
+        assertEquals(List.of(), metastore.locksOn("db", "orders"), "and none taken on the data table");
     }
 
     /** Task B adds a column while task A widens one, A's change landing between B's read and B's write. */

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.Statement;
 
 /**
@@ -16,11 +17,19 @@ final class DerbySchema {
     private DerbySchema() {
     }
 
-    /** Runs the script's statements, which end with a semicolon at the end of a line, in order. */
+    /**
+     * Runs the script's statements, which end with a semicolon at the end of a line, in order; unless the database
+     * holds the schema already (a metastore restarted on its database keeps its tables, and its locks).
+     */
     static void create(String jdbcUrl, Path script) throws Exception {
         StringBuilder statement = new StringBuilder();
         try (Connection connection = DriverManager.getConnection(jdbcUrl);
                 Statement sql = connection.createStatement()) {
+            try (ResultSet version = connection.getMetaData().getTables(null, null, "VERSION", null)) {
+                if (version.next()) {
+                    return;
+                }
+            }
             for (String line : Files.readAllLines(script, StandardCharsets.UTF_8)) {
                 String trimmed = line.strip();
                 if (trimmed.isEmpty() || trimmed.startsWith("--")) {
