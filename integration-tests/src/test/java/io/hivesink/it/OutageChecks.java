@@ -18,10 +18,24 @@ final class OutageChecks {
 
     private final FailoverStack stack;
     private final String database;
+    private final Query query;
 
+    /** Counts through the stack's HiveServer2. */
     OutageChecks(FailoverStack stack, String database) {
+        this(stack, database, sql -> stack.hive().query(sql));
+    }
+
+    /** Counts through {@code query}, a query engine that reads the stack's metastore. */
+    OutageChecks(FailoverStack stack, String database, Query query) {
         this.stack = stack;
         this.database = database;
+        this.query = query;
+    }
+
+    /** A query engine: the rows of one SQL statement. */
+    @FunctionalInterface
+    interface Query {
+        List<List<String>> rows(String sql) throws Exception;
     }
 
     /** A connector of {@code topic}: two tasks, batches of 500 records. */
@@ -51,10 +65,10 @@ final class OutageChecks {
      * Waits until {@code produced} records of the topic landed in the table, then checks that the ledger covers each
      * offset once and that Hive counts each record (its {@code id}) once.
      */
-    void assertEachRecordOnce(String table, String topic, long produced) throws InterruptedException {
+    void assertEachRecordOnce(String table, String topic, long produced) throws Exception {
         EmbeddedStack.await(produced + " records landed", Duration.ofMinutes(4), () -> landed(table) >= produced);
         LedgerRows.assertEachOffsetOnce(ledgerRows(table), topic, produced);
-        List<String> counts = stack.hive().query("select count(*), count(distinct id) from " + database + "." + table)
+        List<String> counts = query.rows("select count(*), count(distinct id) from " + database + "." + table)
                 .get(0);
         assertEquals(List.of(Long.toString(produced), Long.toString(produced)), counts,
                 "every record once, through Hive");
