@@ -608,6 +608,24 @@ class HiveSinkTaskTest {
     }
 
     @Test
+    void aDroppedBatchThatAnotherTaskRolledForwardDoesNotStopTheTask() throws IOException {
+        HiveSinkTask task = start(0, new RecordingContext());
+        task.open(List.of(P0, P1));
+        metastore.failNextAddPartitions = true; // the intent of [P0 0, P1 0] is durable; the batch is not marked
+        List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
+        both.addAll(records(P1, 0, 1));
+        assertThrows(RetriableException.class, () -> task.put(both));
+        metastore.failNextAddPartitions = true;
+        task.close(List.of(P1)); // the held batch fails again and is dropped; P0 stays
+        HiveSinkTask other = start(1, new RecordingContext());
+        other.open(List.of(P1)); // its claim rolls the dropped batch forward and removes its staging
+        task.put(records(P0, 0, 2)); // the cached intent is gone: read again, and this batch refused as out of order
+        task.put(records(P0, 0, 3));
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 0L, 1L, 2L), landedIds(), "P0 0 to 2 and P1 0, once each");
+    }
+
+    @Test
     void aTaskFencedAtConnectsOffsetCommitClaimsNothing() {
         HiveSinkTask zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0));

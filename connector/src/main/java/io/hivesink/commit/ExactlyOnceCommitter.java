@@ -24,6 +24,7 @@ import io.hivesink.batch.RecordGroup;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.MetastoreException;
 import io.hivesink.table.PartitionValues;
 
 /**
@@ -138,8 +139,13 @@ public final class ExactlyOnceCommitter {
         if (intent != null) {
             // another batch's intent: that batch was dropped after its intent was durable (its commit failed while
             // partitions closed, or the memory budget needed its memory). It lands first, and this one is then checked
-            // against its offsets: written over, its files already moved would stay and its records land twice
-            rollForward(intent);
+            // against its offsets: written over, its files already moved would stay and its records land twice. Read
+            // again first: a task that took partitions over may have rolled it forward already
+            own.reload();
+            TaskState.Intent current = own.intent();
+            if (current != null && !current.batchId().equals(batch.id())) {
+                rollForward(current);
+            }
         }
         PhaseTimer timer = new PhaseTimer();
         Map<String, HiveTable> tablesByName = tablesOf(batch);
@@ -213,6 +219,11 @@ public final class ExactlyOnceCommitter {
     private void recordIntent(Batch batch, Path manifestPath) {
         try {
             own.update(state -> {
+                if (state.intent() != null && !state.intent().batchId().equals(batch.id())) {
+                    // never written over: the next try rolls that batch forward first
+                    throw new MetastoreException("Batch " + state.intent().batchId() + " has a durable intent in "
+                            + "the state of " + run + "; it is finished before batch " + batch.id(), null);
+                }
                 checkSequence(batch, state);
                 return state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
             }, batch.nextOffsets().keySet());
@@ -255,11 +266,19 @@ public final class ExactlyOnceCommitter {
         own.update(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
     }
 
-    /** Finishes a batch of this task found with a durable intent, from its manifest (steps 3 to 6). */
+    /**
+     * Finishes a batch of this task found with a durable intent: from its ledger marker if it was marked (its staging
+     * may be gone), else from its manifest (steps 3 to 6).
+     */
     private void rollForward(TaskState.Intent intent) {
-        Manifest manifest = finisher.readManifest(intent);
-        finisher.finish(manifest);
-        own.update(state -> state.completed(intent.batchId(), manifest.nextOffsets()), Set.of());
+        Map<TopicPartition, Long> offsets = ledger.markedOffsets(intent.batchId()).orElse(null);
+        if (offsets == null) {
+            Manifest manifest = finisher.readManifest(intent);
+            finisher.finish(manifest);
+            offsets = manifest.nextOffsets();
+        }
+        Map<TopicPartition, Long> landed = offsets;
+        own.update(state -> state.completed(intent.batchId(), landed), Set.of());
         clean(intent.batchId());
         log.info("Rolled forward batch {}, dropped after its intent was durable, before the next batch",
                 intent.batchId());

@@ -24,9 +24,9 @@ import io.hivesink.metastore.TableLock;
  * failed while the metastore restarted: each would leave a lock that stops every later write of that state, and so
  * the task, for good. So each lock says who took it (its agent info is the task instance), and a writer that waits
  * looks at the locks ahead of it: one of its own instance, which it does not hold, is a leftover and is released at
- * once; any other of hive-sink's (taken as user {@value #HOLDER_USER}) that shows no sign of life (its heartbeat
- * unchanged, granted or waiting) for {@code staleAfterMs} of the writer's watch is broken. A lock of anyone else, a
- * Hive query's on a data table being evolved, is waited for, never broken. A live holder keeps a state lock for one
+ * once; any other of hive-sink's (taken as user {@value #HOLDER_USER}, in no transaction) that shows no sign of life
+ * (its heartbeat unchanged, granted or waiting) for {@code staleAfterMs} of the writer's watch is broken. A lock of
+ * anyone else, a Hive query's, is waited for, never broken. A live holder keeps a state lock for one
  * read and one write, milliseconds, and heartbeats it in the same step as its write
  * ({@link Metastore#alterTableUnderLock}: no other call on its client between them, and the write not sent again on a
  * lost connection): a holder whose lock was broken finds out there and does not write.
@@ -164,9 +164,9 @@ final class StateLocks {
                 metastore.unlock(lock.id());
                 continue;
             }
-            if (!HOLDER_USER.equals(lock.user())) {
-                continue; // not hive-sink's: a Hive query's lock (heartbeat by its client, if at all, every few
-                // minutes) is waited for, never broken
+            if (!HOLDER_USER.equals(lock.user()) || lock.txnId() != 0) {
+                continue; // not hive-sink's: a Hive query's lock (heartbeat through its transaction, if at all, every
+                // few minutes) is waited for, never broken
             }
             Silence silence = watched.get(lock.id());
             if (silence == null || silence.heartbeatMs != lock.lastHeartbeatMs()) {

@@ -56,6 +56,8 @@ public final class StateTables {
     static final String CONNECTOR = "hive-sink.connector";
     /** How long a lock ahead of a writer may show no sign of life before it is broken, unless configured. */
     public static final long STALE_LOCK_MS = 10_000;
+    /** An evolution lock's holder is silent for its whole ALTER: its bound is this many times the state locks'. */
+    static final int EVOLUTION_STALE_FACTOR = 10;
 
     private final Metastore metastore;
     private final String database;
@@ -65,6 +67,7 @@ public final class StateTables {
     private final Deployment deployment;
     private final String writer;
     private final StateLocks locks;
+    private final long staleLockMs;
     private long writes;
     private Fencing fencing = Fencing.COMPARE_AND_SET;
 
@@ -84,6 +87,7 @@ public final class StateTables {
     public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer,
             long staleLockMs) {
         this.locks = new StateLocks(metastore, database, writer, staleLockMs);
+        this.staleLockMs = staleLockMs;
         this.metastore = metastore;
         this.database = database;
         this.deployment = deployment;
@@ -205,22 +209,26 @@ public final class StateTables {
     /**
      * Locks for evolving the schemas of data tables where compare-and-set is not checked. Not on the data table
      * itself, where an exclusive lock would hold back every Hive query of it (and wait behind long ones), but on a
-     * name of its own in the state database, {@code hive_sink_evolve_<table>_<hash of database.table>}, which every
-     * hive-sink task evolving that table takes: taken as state locks are, locks left behind broken the same way, and
-     * heartbeat in the same step as the change's write. The metastore locks a name, whether or not a table has it.
+     * name of its own beside it, {@code <database>.hive_sink_evolve_<table>_<hash>}, which every hive-sink task
+     * evolving that table takes, whatever its connector: the metastore locks a name, whether or not a table has it.
+     * Taken as state locks are; a holder heartbeats only as it writes, and an ALTER ... CASCADE over many partitions
+     * takes a while, so a lock left behind here is broken only after {@value #EVOLUTION_STALE_FACTOR} times the bound.
      */
     public TableGuard tableGuard() {
+        Map<String, StateLocks> byDatabase = new java.util.concurrent.ConcurrentHashMap<>();
         return (db, table, change) -> {
-            long lock = locks.acquire(evolutionLockName(db, table));
+            StateLocks tableLocks = byDatabase.computeIfAbsent(db,
+                    d -> new StateLocks(metastore, d, writer, EVOLUTION_STALE_FACTOR * staleLockMs));
+            long lock = tableLocks.acquire(evolutionLockName(db, table));
             try {
                 return change.test(lock);
             } finally {
-                locks.release(lock);
+                tableLocks.release(lock);
             }
         };
     }
 
-    /** The name every hive-sink task locks in the state database to evolve {@code database.table}. */
+    /** The name every hive-sink task locks beside {@code database.table} to evolve it. */
     public static String evolutionLockName(String database, String table) {
         String qualified = (database + "." + table).toLowerCase(java.util.Locale.ROOT);
         String hash = Integer.toHexString(qualified.hashCode());

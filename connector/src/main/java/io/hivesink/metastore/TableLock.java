@@ -7,9 +7,10 @@ package io.hivesink.metastore;
  *
  * @param acquiredAtMs when it was granted; 0 while it waits
  * @param lastHeartbeatMs when its holder last showed it is alive: granted, asked about while waiting, or heartbeat
+ * @param txnId the transaction it belongs to, 0 if none (a transaction's locks are heartbeat through it)
  */
 public record TableLock(long id, State state, String agentInfo, String user, String host, long acquiredAtMs,
-        long lastHeartbeatMs) {
+        long lastHeartbeatMs, long txnId) {
 
     /** Where a lock stands. */
     public enum State {

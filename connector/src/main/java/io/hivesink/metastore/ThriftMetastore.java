@@ -253,7 +253,7 @@ public final class ThriftMetastore implements Metastore {
             // not repeated on a broken connection: a lock granted to a request whose answer was lost would block us
             LockResponse response = calls.call("lock", what, false, c -> c.lock(request));
             return new TableLock(response.getLockid(), state(response.getState()), agentInfo, "hive-sink",
-                    hostName(), 0, 0);
+                    hostName(), 0, 0, 0);
         } catch (TException e) {
             throw calls.failed("lock " + what, e);
         }
@@ -325,7 +325,7 @@ public final class ThriftMetastore implements Metastore {
         if (response.getLocks() != null) {
             for (ShowLocksResponseElement lock : response.getLocks()) {
                 locks.add(new TableLock(lock.getLockid(), state(lock.getState()), lock.getAgentInfo(), lock.getUser(),
-                        lock.getHostname(), lock.getAcquiredat(), lock.getLastheartbeat()));
+                        lock.getHostname(), lock.getAcquiredat(), lock.getLastheartbeat(), lock.getTxnid()));
             }
         }
         locks.sort(java.util.Comparator.comparingLong(TableLock::id));

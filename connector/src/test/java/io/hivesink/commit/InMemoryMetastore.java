@@ -280,7 +280,7 @@ public final class InMemoryMetastore implements Metastore {
         }
 
         TableLock view() {
-            return new TableLock(id, state, agentInfo, user, "test-host", acquiredAtMs, heartbeatMs);
+            return new TableLock(id, state, agentInfo, user, "test-host", acquiredAtMs, heartbeatMs, 0);
         }
     }
 

@@ -182,8 +182,8 @@ class HiveTablesTest {
                     .tableGuard());
             return taskB;
         });
-        assertEquals(List.of(), metastore.locksOn("hive_sink", StateTables.evolutionLockName("db", "orders")),
-                "the evolution lock, in the state database, released");
+        assertEquals(List.of(), metastore.locksOn("db", StateTables.evolutionLockName("db", "orders")),
+                "the evolution lock, beside the table, released");
         assertEquals(List.of(), metastore.locksOn("db", "orders"), "and none taken on the data table");
     }
 
