@@ -74,24 +74,14 @@ class StateLocksTest {
     @Test
     void aLiveHolderIsNotBrokenAndTheWaitEndsSayingWhoHoldsItAndSince() throws Exception {
         long held = metastore.requestExclusiveLock("db", "state_0", "hive-sink:conn-t1-alive").id();
-        AtomicBoolean alive = new AtomicBoolean(true);
-        Thread heartbeats = new Thread(() -> {
-            while (alive.get() && metastore.heartbeatLock(held)) {
-                sleep(30);
-            }
-        });
-        heartbeats.start();
-        try {
+        try (Heartbeats alive = new Heartbeats(held)) {
             StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 200, 1_500);
             StateLocks.LockHeldException e = assertThrows(StateLocks.LockHeldException.class,
                     () -> locks.acquire("state_0"));
-            assertTrue(e.getMessage().contains("held by lock " + held + " of hive-sink:conn-t1-alive")
+            assertTrue(e.getMessage().contains("held by lock " + alive.lockId + " of hive-sink:conn-t1-alive")
                     && e.getMessage().contains("since "), e.getMessage());
             assertEquals(List.of(held), metastore.locksOn("db", "state_0").stream().map(TableLock::id).toList(),
                     "the live holder keeps its lock, and ours no longer waits");
-        } finally {
-            alive.set(false);
-            heartbeats.join();
         }
     }
 
@@ -139,24 +129,11 @@ class StateLocksTest {
         assertNull(states.lockProblem(0), "the lock left behind by a killed worker is broken");
 
         long live = metastore.requestExclusiveLock("db", states.tableName(0), "hive-sink:conn-t0-other").id();
-        AtomicBoolean alive = new AtomicBoolean(true);
-        Thread heartbeats = new Thread(() -> {
-            while (alive.get() && metastore.heartbeatLock(live)) {
-                sleep(30);
-            }
-        });
-        heartbeats.start();
-        try {
+        try (Heartbeats alive = new Heartbeats(live)) {
             StateTables.LockProblem problem = new StateTables(metastore, "db", deployment,
                     "file:///staging/conn/state", INSTANCE, 1_000).lockProblem(0);
-            assertTrue(problem.held() && problem.message().contains("held by lock " + live), problem.toString());
-        } finally {
-            alive.set(false);
-            try {
-                heartbeats.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            assertTrue(problem.held() && problem.message().contains("held by lock " + alive.lockId),
+                    problem.toString());
         }
         metastore.locksWork = false;
         StateTables.LockProblem noApi = states.lockProblem(0);
@@ -170,6 +147,33 @@ class StateLocksTest {
         assertEquals(StateLocks.MAX_AGENT_INFO, info.length());
         assertTrue(info.startsWith("hive-sink:~") && info.endsWith("-t7-lq2x3k-9z"), info);
         assertEquals("hive-sink:" + INSTANCE, StateLocks.agentInfo(INSTANCE));
+    }
+
+    /** A live holder: heartbeats its lock every 30 ms until closed. */
+    private final class Heartbeats implements AutoCloseable {
+        private final AtomicBoolean alive = new AtomicBoolean(true);
+        private final Thread thread;
+        final long lockId;
+
+        Heartbeats(long lockId) {
+            this.lockId = lockId;
+            thread = new Thread(() -> {
+                while (alive.get() && metastore.heartbeatLock(lockId)) {
+                    sleep(30);
+                }
+            });
+            thread.start();
+        }
+
+        @Override
+        public void close() {
+            alive.set(false);
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private static void sleep(long ms) {
