@@ -142,6 +142,7 @@ public final class ExactlyOnceCommitter {
             // against its offsets: written over, its files already moved would stay and its records land twice. Read
             // again first: a task that took partitions over may have rolled it forward already
             own.reload();
+            own.requireOwner(); // a zombie leaves the new instance's batch to it
             TaskState.Intent current = own.intent();
             if (current != null && !current.batchId().equals(batch.id())) {
                 rollForward(current);

@@ -169,9 +169,16 @@ public final class Ledger {
         metastore.addPartitions(List.of(partition));
     }
 
-    /** The end offsets the batch committed, if it is marked. */
+    /**
+     * The end offsets the batch committed, if it is marked: its ledger partition holds them. A partition without them
+     * was not added by the commit (MSCK REPAIR TABLE, or partition discovery, found the batch's ledger file moved in
+     * place before its marker): the batch is not marked.
+     */
     public Optional<Map<TopicPartition, Long>> markedOffsets(String batchId) {
-        return metastore.getPartition(tables.database(), tableName, List.of(batchId)).map(Ledger::markedOffsetsOf);
+        return metastore.getPartition(tables.database(), tableName, List.of(batchId))
+                .filter(p -> p.getParameters() != null
+                        && p.getParameters().containsKey(DurableFormat.LEDGER_MARKER.key()))
+                .map(Ledger::markedOffsetsOf);
     }
 
     /** The end offsets a batch's ledger partition (its marker) holds. */

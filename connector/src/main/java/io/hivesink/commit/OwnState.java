@@ -55,6 +55,15 @@ final class OwnState {
         return offsets;
     }
 
+    /** Throws if another instance runs the task now, as the state was last read. */
+    void requireOwner() {
+        if (!run.instance().equals(stored.state().owner())) {
+            throw new TaskFencedException("Task " + run.task() + " of connector " + run.connector() + " was "
+                    + "fenced: another instance (" + stored.state().owner() + ") runs it now. This instance ("
+                    + run.instance() + ") stops without committing.");
+        }
+    }
+
     /**
      * Applies a change by a conditional write, re-reading the state after a conflict.
      *
@@ -66,11 +75,7 @@ final class OwnState {
             if (attempt > 0) {
                 reload();
             }
-            if (!run.instance().equals(stored.state().owner())) {
-                throw new TaskFencedException("Task " + run.task() + " of connector " + run.connector() + " was "
-                        + "fenced: another instance (" + stored.state().owner() + ") runs it now. This instance ("
-                        + run.instance() + ") stops without committing.");
-            }
+            requireOwner();
             for (TopicPartition tp : mustOwn) {
                 if (!stored.state().owns(tp)) {
                     throw new TaskFencedException("Task " + run.task() + " of connector " + run.connector() + " was "

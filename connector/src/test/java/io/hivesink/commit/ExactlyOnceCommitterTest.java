@@ -130,6 +130,37 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void aBatchDroppedWithADurableIntentIsFinishedFromItsManifestEvenIfARepairAddedItsLedgerPartition()
+            throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 0, 6);
+        metastore.failNextAddPartitions = true; // its intent durable, its files moved; its partitions not registered
+        assertThrows(org.apache.kafka.connect.errors.RetriableException.class, task::commit);
+        // the batch is dropped (its partitions closed); MSCK REPAIR TABLE then adds its ledger partition, bare
+        String dropped = StateTables.decode(0, metastore.tables.get("db.hive_sink_state_conn_0")).state().intent()
+                .batchId();
+        org.apache.hadoop.hive.metastore.api.Partition repaired = new org.apache.hadoop.hive.metastore.api.Partition();
+        repaired.setDbName("db");
+        repaired.setTableName("hive_sink_ledger");
+        repaired.setValues(List.of(dropped));
+        repaired.setSd(new org.apache.hadoop.hive.metastore.api.StorageDescriptor(
+                metastore.tables.get("db.hive_sink_ledger").getSd()));
+        repaired.getSd().setLocation(repaired.getSd().getLocation() + "/batch_id=" + dropped);
+        repaired.setParameters(new java.util.HashMap<>());
+        metastore.addPartitions(List.of(repaired));
+
+        task.buffer.forget(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 0, 6); // read again from where the partition resumed
+        assertThrows(BatchOutOfSequenceException.class, task::commit,
+                "the dropped batch is finished first, from its manifest; this one no longer follows on");
+        assertEquals(Map.of(EVENTS_0, 6L), task.committer.committedOffsets());
+        assertEquals(expectedIds(List.of(EVENTS_0), 6), landedIds("events", metastore), "once each");
+    }
+
+    @Test
     void aGapInAPartitionNeverCommittedBeforeIsRefused() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task task = new Task(metastore, 0, FaultInjector.NONE);
