@@ -11,6 +11,7 @@ import java.util.Set;
 
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.RetriableException;
 
 import io.hivesink.fs.StagingArea;
@@ -44,6 +45,24 @@ final class BatchFinisher {
             throw new RetriableException("Cannot read the manifest " + intent.manifestPath() + " of batch "
                     + intent.batchId() + " to finish it: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Finishes a batch found with a durable intent, whoever runs it: from its ledger marker if it was marked (its
+     * staging may be gone by then), else by steps 3 to 5 from its manifest.
+     */
+    RolledForward rollForward(TaskState.Intent intent) {
+        Map<TopicPartition, Long> marked = ledger.markedOffsets(intent.batchId()).orElse(null);
+        if (marked != null) {
+            return new RolledForward(marked, true);
+        }
+        Manifest manifest = readManifest(intent);
+        finish(manifest);
+        return new RolledForward(manifest.nextOffsets(), false);
+    }
+
+    /** A batch rolled forward: the end offsets it landed, for its task's state, and whether it was marked before. */
+    record RolledForward(Map<TopicPartition, Long> offsets, boolean wasMarked) {
     }
 
     /** What finishing a batch did. */

@@ -86,7 +86,7 @@ public final class ExactlyOnceCommitter {
         this.clock = clock;
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
         this.own = new OwnState(states, run);
-        this.claims = new PartitionClaims(states, ledger, finisher, staging, own, run);
+        this.claims = new PartitionClaims(states, finisher, staging, own, run);
     }
 
     /**
@@ -267,18 +267,9 @@ public final class ExactlyOnceCommitter {
         own.update(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
     }
 
-    /**
-     * Finishes a batch of this task found with a durable intent: from its ledger marker if it was marked (its staging
-     * may be gone), else from its manifest (steps 3 to 6).
-     */
+    /** Finishes a batch of this task found with a durable intent ({@link BatchFinisher#rollForward}), and step 6. */
     private void rollForward(TaskState.Intent intent) {
-        Map<TopicPartition, Long> offsets = ledger.markedOffsets(intent.batchId()).orElse(null);
-        if (offsets == null) {
-            Manifest manifest = finisher.readManifest(intent);
-            finisher.finish(manifest);
-            offsets = manifest.nextOffsets();
-        }
-        Map<TopicPartition, Long> landed = offsets;
+        Map<TopicPartition, Long> landed = finisher.rollForward(intent).offsets();
         own.update(state -> state.completed(intent.batchId(), landed), Set.of());
         clean(intent.batchId());
         log.info("Rolled forward batch {}, dropped after its intent was durable, before the next batch",

@@ -30,17 +30,14 @@ final class PartitionClaims {
     private static final int CLAIM_ATTEMPTS = 4;
 
     private final StateTables states;
-    private final Ledger ledger;
     private final BatchFinisher finisher;
     private final StagingArea staging;
     private final OwnState own;
     private final TaskRun run;
     private long firstBackoffMs = 200;
 
-    PartitionClaims(StateTables states, Ledger ledger, BatchFinisher finisher, StagingArea staging, OwnState own,
-            TaskRun run) {
+    PartitionClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run) {
         this.states = states;
-        this.ledger = ledger;
         this.finisher = finisher;
         this.staging = staging;
         this.own = own;
@@ -178,14 +175,8 @@ final class PartitionClaims {
     /** Finishes another task's (or an earlier run's) batch found with a durable intent. */
     private void rollForward(StateTables.Stored state) {
         TaskState.Intent intent = state.state().intent();
-        Map<TopicPartition, Long> offsets = ledger.markedOffsets(intent.batchId()).orElse(null);
-        boolean wasMarked = offsets != null;
-        if (!wasMarked) {
-            Manifest manifest = finisher.readManifest(intent);
-            finisher.finish(manifest);
-            offsets = manifest.nextOffsets();
-        }
-        if (states.write(state, state.state().completed(intent.batchId(), offsets)) != null) {
+        BatchFinisher.RolledForward rolled = finisher.rollForward(intent);
+        if (states.write(state, state.state().completed(intent.batchId(), rolled.offsets())) != null) {
             try {
                 staging.fileSystem().delete(new Path(intent.manifestPath()).getParent(), true);
             } catch (IOException e) {
@@ -194,7 +185,7 @@ final class PartitionClaims {
             }
         }
         log.info("Rolled forward batch {} of task {} (its intent was durable; it was {}marked complete)",
-                intent.batchId(), state.task(), wasMarked ? "already " : "not yet ");
+                intent.batchId(), state.task(), rolled.wasMarked() ? "already " : "not yet ");
     }
 
     private static Map<TopicPartition, Long> committedOffsets(Collection<StateTables.Stored> all,

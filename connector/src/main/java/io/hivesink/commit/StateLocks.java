@@ -81,10 +81,6 @@ final class StateLocks {
                 - (MAX_AGENT_INFO - "hive-sink:~".length()));
     }
 
-    String agentInfo() {
-        return agentInfo;
-    }
-
     /**
      * Takes the exclusive lock on the state table, waiting up to the wait bound and breaking the locks left behind
      * ahead of it.
