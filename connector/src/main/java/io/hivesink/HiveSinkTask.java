@@ -9,6 +9,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
+import io.hivesink.security.TaskIdentity;
 import io.hivesink.task.BatchCycle;
 import io.hivesink.task.MetastoreFactory;
 import io.hivesink.task.TaskAssembly;
@@ -17,7 +18,9 @@ import io.hivesink.task.TaskAssembly;
  * The task's lifecycle, as Connect drives it: {@code start} assembles the task ({@link TaskAssembly}), {@code open}
  * claims partitions and resumes them from the offsets committed in the metastore, {@code put} and
  * {@code preCommit} hand records and offset commits to the {@link BatchCycle}, {@code close} commits what the
- * partitions hold, {@code stop} closes everything.
+ * partitions hold, {@code stop} closes everything. Each call runs as the task's identity ({@link TaskIdentity}: the
+ * worker's user, or the task's Kerberos principal, its ticket renewed first if due), so that every part below
+ * reaches HDFS and the metastore as the task.
  */
 public class HiveSinkTask extends SinkTask {
 
@@ -25,6 +28,7 @@ public class HiveSinkTask extends SinkTask {
     private final LongSupplier clock;
     private TaskAssembly assembly;
     private BatchCycle cycle;
+    private TaskIdentity identity;
 
     public HiveSinkTask() {
         this(MetastoreFactory.THRIFT, System::currentTimeMillis);
@@ -45,6 +49,7 @@ public class HiveSinkTask extends SinkTask {
     public void start(Map<String, String> props) {
         assembly = TaskAssembly.build(props, metastores, clock, context);
         cycle = assembly.cycle();
+        identity = assembly.identity();
     }
 
     /** Resumes newly assigned partitions where the metastore says they were committed, not where Kafka says. */
@@ -53,17 +58,18 @@ public class HiveSinkTask extends SinkTask {
         if (partitions.isEmpty()) {
             return;
         }
-        cycle.claim(partitions);
+        asTask(() -> cycle.claim(partitions));
     }
 
     @Override
     public void put(Collection<SinkRecord> records) {
-        cycle.take(records);
+        asTask(() -> cycle.take(records));
     }
 
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        return cycle.offsetsToCommit(currentOffsets);
+        identity.renewIfDue();
+        return identity.call(() -> cycle.offsetsToCommit(currentOffsets));
     }
 
     @Override
@@ -71,7 +77,12 @@ public class HiveSinkTask extends SinkTask {
         if (cycle == null) {
             return;
         }
-        cycle.close(partitions);
+        asTask(() -> cycle.close(partitions));
+    }
+
+    private void asTask(Runnable call) {
+        identity.renewIfDue();
+        identity.run(call);
     }
 
     @Override

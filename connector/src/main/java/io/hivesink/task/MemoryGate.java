@@ -10,6 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.MemoryBudget;
+import io.hivesink.fs.StorageUnavailableException;
+import io.hivesink.metastore.MetastoreException;
 
 /**
  * Keeps one task inside the worker's {@link MemoryBudget}: it tells the budget what the task's batches hold, says
@@ -74,6 +76,20 @@ final class MemoryGate implements AutoCloseable {
             commitsFailingSinceMs = clock.getAsLong();
         }
         share.canCommit(false);
+    }
+
+    /**
+     * A call failed retriably: if the metastore or the FileSystem failed it (a held commit, or the open batch's
+     * admission), not reading records (a schema registry), the open batch cannot close for now.
+     */
+    void callFailed(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof MetastoreException || cause instanceof StorageUnavailableException
+                    || cause instanceof java.io.IOException) {
+                commitFailed();
+                return;
+            }
+        }
     }
 
     /** A commit went through, or a delivery was taken with nothing held failing. */

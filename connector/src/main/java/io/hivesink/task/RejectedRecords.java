@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.RejectedRecord;
+import io.hivesink.metrics.TaskMetrics;
 
 /**
  * Hands the records of a batch that cannot land to Connect's errant-record reporter (the dead-letter queue and error
@@ -72,7 +73,17 @@ final class RejectedRecords {
         }
     }
 
-    void report(Batch batch) {
+    /** Reports the batch's rejected records, or skips them, and counts them in the metrics either way. */
+    void report(Batch batch, TaskMetrics metrics) {
+        hand(batch);
+        if (reporter == null) {
+            metrics.skipped(batch.rejected().size());
+        } else {
+            metrics.deadLettered(batch.rejected().size());
+        }
+    }
+
+    private void hand(Batch batch) {
         List<RejectedRecord> rejected = batch.rejected();
         if (rejected.isEmpty()) {
             return;

@@ -192,14 +192,8 @@ public final class TaskAssembly implements AutoCloseable {
             metrics = new TaskMetrics(MetricsBackend.forTask(context, connectorName, taskId), clock);
             metastore.observeCalls(metrics);
             gauges(metrics, buffer, memory, pauses);
-            BatchCycle cycle = new BatchCycle(buffer, flushPolicy(config, tableSettings), committer, rejected, clock,
-                    identity, new ConsumerControl(context::offset, context::timeout, pauses,
-                            new ResumePoints(config.batch().maxRecords()), new OffsetsAhead(LogOffsets.of(context),
-                                    config.batch().resumeAheadFromLogStart(), committer, metrics)),
-                    memory,
-                    new PostponedClaims(pauses, clock, metastoreConfig.startWaitMs()), metrics,
-                    taskId + " of " + connectorName,
-                    config.batch().pipelined() ? new CommitLane(connectorName + "-" + taskId, identity) : null);
+            BatchCycle cycle = cycle(config, tableSettings, buffer, committer, rejected, clock, context, pauses,
+                    memory, metrics, run, identity);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, state in {}, "
                     + "metastore {}", taskId, connectorName, instance, database, warehouseUri, database,
                     tablesConfig.ledgerTable(), states.database(), metastoreConfig.uris());
@@ -208,6 +202,24 @@ public final class TaskAssembly implements AutoCloseable {
             new TaskAssembly(fs, metastore, workers, writers, null, identity, memory, metrics).close();
             throw e;
         }
+    }
+
+    /** The batch cycle and the parts it drives. */
+    private static BatchCycle cycle(HiveSinkConfig config, TableSettings tableSettings, BatchBuffer buffer,
+            ExactlyOnceCommitter committer, RejectedRecords rejected, LongSupplier clock, SinkTaskContext context,
+            PartitionPauses pauses, MemoryGate memory, TaskMetrics metrics, TaskRun run, TaskIdentity identity) {
+        BatchConfig batch = config.batch();
+        String task = run.task() + " of " + run.connector();
+        ConsumerPositions positions = new ConsumerPositions(context::offset, new ResumePoints(batch.maxRecords()));
+        CommitLane lane = batch.pipelined() ? new CommitLane(run.connector() + "-" + run.task(), identity) : null;
+        CommitPipeline pipeline = new CommitPipeline(committer, lane, buffer, positions, memory, metrics,
+                new ProgressLine(task, clock, metrics::lagMsByTable), rejected);
+        Claims claims = new Claims(committer, new OffsetsAhead(LogOffsets.of(context),
+                batch.resumeAheadFromLogStart(), committer, metrics),
+                new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), pauses);
+        BatchCloser closer = new BatchCloser(buffer, flushPolicy(config, tableSettings), pipeline, memory, metrics,
+                clock);
+        return new BatchCycle(buffer, closer, pipeline, positions, claims, memory, context::timeout, clock);
     }
 
     /** The metrics read from the parts that keep them. */
@@ -280,6 +292,11 @@ public final class TaskAssembly implements AutoCloseable {
     /** Drives the task's batches. */
     public BatchCycle cycle() {
         return cycle;
+    }
+
+    /** Who the task is to HDFS and the metastore: each call Connect makes runs as it. */
+    public TaskIdentity identity() {
+        return identity;
     }
 
     /**
