@@ -2,7 +2,6 @@ package io.hivesink;
 
 import java.util.Collection;
 import java.util.Map;
-import java.util.function.LongSupplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -24,21 +23,9 @@ import io.hivesink.task.TaskAssembly;
  */
 public class HiveSinkTask extends SinkTask {
 
-    private final MetastoreFactory metastores;
-    private final LongSupplier clock;
     private TaskAssembly assembly;
     private BatchCycle cycle;
     private TaskIdentity identity;
-
-    public HiveSinkTask() {
-        this(MetastoreFactory.THRIFT, System::currentTimeMillis);
-    }
-
-    /** For tests: another metastore and clock. */
-    HiveSinkTask(MetastoreFactory metastores, LongSupplier clock) {
-        this.metastores = metastores;
-        this.clock = clock;
-    }
 
     @Override
     public String version() {
@@ -47,7 +34,7 @@ public class HiveSinkTask extends SinkTask {
 
     @Override
     public void start(Map<String, String> props) {
-        assembly = TaskAssembly.build(props, metastores, clock, context);
+        assembly = TaskAssembly.build(props, MetastoreFactory.THRIFT, System::currentTimeMillis, context);
         cycle = assembly.cycle();
         identity = assembly.identity();
     }

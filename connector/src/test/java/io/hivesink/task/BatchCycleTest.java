@@ -1,4 +1,4 @@
-package io.hivesink;
+package io.hivesink.task;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,6 +11,7 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -47,11 +48,12 @@ import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreUnreachableException;
 
 /**
- * The task's lifecycle against an in-memory metastore and the local FileSystem: what it reports to Kafka, how it
+ * The batch cycle, as {@link TaskAssembly} builds it and Connect's calls drive it, against an in-memory metastore and
+ * the local FileSystem: what it reports to Kafka, how it
  * retries a failed commit, how it stops when fenced, and what it rewinds when partitions close mid-batch. The same
  * lifecycle runs in real Connect workers in the integration tests.
  */
-class HiveSinkTaskTest {
+class BatchCycleTest {
 
     static final Schema EVENT = SchemaBuilder.struct().name("Event").field("id", Schema.INT64_SCHEMA).build();
     static final Schema PADDED = SchemaBuilder.struct().name("Event").field("id", Schema.INT64_SCHEMA)
@@ -62,29 +64,29 @@ class HiveSinkTaskTest {
     @TempDir
     Path dir;
     private final InMemoryMetastore metastore = new InMemoryMetastore();
-    private final List<HiveSinkTask> started = new ArrayList<>();
+    private final List<Task> started = new ArrayList<>();
 
     @AfterEach
     void stopTasks() {
-        started.forEach(HiveSinkTask::stop);
+        started.forEach(Task::stop);
     }
 
     /** A started task of the connector, as Connect would start it, with {@code batch.max.records=2}. */
-    private HiveSinkTask start(int taskId, RecordingContext context) {
+    private Task start(int taskId, RecordingContext context) {
         return start(taskId, context, 2);
     }
 
-    private HiveSinkTask start(int taskId, RecordingContext context, int batchMaxRecords) {
+    private Task start(int taskId, RecordingContext context, int batchMaxRecords) {
         return start(taskId, context, batchMaxRecords, System::currentTimeMillis);
     }
 
-    private HiveSinkTask start(int taskId, RecordingContext context, int batchMaxRecords, LongSupplier clock) {
+    private Task start(int taskId, RecordingContext context, int batchMaxRecords, LongSupplier clock) {
         return start(taskId, context, Map.of("batch.max.records", Integer.toString(batchMaxRecords)), clock);
     }
 
-    private HiveSinkTask start(int taskId, RecordingContext context, Map<String, String> overrides,
+    private Task start(int taskId, RecordingContext context, Map<String, String> overrides,
             LongSupplier clock) {
-        HiveSinkTask task = new HiveSinkTask(settings -> metastore, clock);
+        Task task = new Task(settings -> metastore, clock);
         task.initialize(context);
         task.start(props(taskId, overrides));
         started.add(task);
@@ -120,7 +122,7 @@ class HiveSinkTaskTest {
 
     @Test
     void reportsToKafkaOnlyWhatIsCommittedInTheMetastoreAndAnOffsetCommitLeavesTheBatchOpen() throws IOException {
-        HiveSinkTask task = start(0, new RecordingContext());
+        Task task = start(0, new RecordingContext());
         task.open(List.of(P0));
         task.put(records(P0, 0, 3)); // two records make a batch; the third waits in the next
         assertEquals(Map.of(P0, new OffsetAndMetadata(2)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
@@ -133,7 +135,7 @@ class HiveSinkTaskTest {
     @Test
     void aBatchCommittedAsItsPartitionClosedReachesKafkaThroughTheNextOwnerWithoutASeek() throws IOException {
         RecordingContext first = new RecordingContext();
-        HiveSinkTask a = start(0, first, 10);
+        Task a = start(0, first, 10);
         a.open(List.of(P0));
         a.put(records(P0, 0, 3));
         assertEquals(Map.of(), a.preCommit(Map.of(P0, new OffsetAndMetadata(3))), "nothing committed yet");
@@ -141,7 +143,7 @@ class HiveSinkTaskTest {
         assertEquals(List.of(0L, 1L, 2L), landedIds());
 
         RecordingContext second = new RecordingContext();
-        HiveSinkTask b = start(1, second, 10);
+        Task b = start(1, second, 10);
         b.open(List.of(P0));
         assertEquals(List.of(), second.rewinds, "no seek: Connect would take 3 for Kafka's offset and never send it");
         assertEquals(Map.of(P0, new OffsetAndMetadata(0)), b.preCommit(Map.of(P0, new OffsetAndMetadata(0))),
@@ -156,14 +158,14 @@ class HiveSinkTaskTest {
 
     @Test
     void aConsumerThatStartsAheadOfTheCommittedOffsetIsSoughtBack() throws IOException {
-        HiveSinkTask a = start(0, new RecordingContext(), 3);
+        Task a = start(0, new RecordingContext(), 3);
         a.open(List.of(P0, P1));
         a.put(records(P0, 0, 3));
         a.put(records(P1, 0, 3));
         a.close(List.of(P0, P1));
 
         RecordingContext context = new RecordingContext();
-        HiveSinkTask b = start(1, context, 3);
+        Task b = start(1, context, 3);
         b.open(context.assign(P0, P1));
         b.put(records(P0, 5, 7)); // Kafka's offset of P0 is ahead of the metastore's (moved by hand, say)
         assertEquals(List.of(Map.of(P0, 3L)), context.rewinds, "read again from the metastore's offset");
@@ -182,14 +184,14 @@ class HiveSinkTaskTest {
 
     @Test
     void aConsumerFarBehindTheCommittedOffsetIsSoughtForwardAndOneClosingIsNotSought() throws IOException {
-        HiveSinkTask a = start(0, new RecordingContext(), 2);
+        Task a = start(0, new RecordingContext(), 2);
         a.open(List.of(P0, P1));
         a.put(records(P0, 0, 6));
         a.put(records(P1, 0, 6));
         a.close(List.of(P0, P1));
 
         RecordingContext context = new RecordingContext();
-        HiveSinkTask b = start(1, context, 2);
+        Task b = start(1, context, 2);
         b.open(context.assign(P0, P1));
         b.put(records(P0, 0, 2)); // Kafka's offsets expired: the consumer starts over, 6 behind, a batch is 2
         assertEquals(List.of(Map.of(P0, 6L)), context.rewinds);
@@ -212,7 +214,7 @@ class HiveSinkTaskTest {
     }
 
     /** Calls the task as Connect does when no records come, until {@code done} holds (the encoder runs apart). */
-    private static void putNothingUntil(HiveSinkTask task, BooleanSupplier done) throws InterruptedException {
+    private static void putNothingUntil(Task task, BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!done.getAsBoolean()) {
             assertTrue(System.nanoTime() < deadline, "gave up waiting");
@@ -229,8 +231,8 @@ class HiveSinkTaskTest {
             "memory.budget.bytes", "10000", "avro.compress.early", "false");
 
     /** Task 0 holding 8 kB of {@link #SMALL_BUDGET} on P0. */
-    private HiveSinkTask fillTheBudget(RecordingContext context) throws Exception {
-        HiveSinkTask a = start(0, context, SMALL_BUDGET, System::currentTimeMillis);
+    private Task fillTheBudget(RecordingContext context) throws Exception {
+        Task a = start(0, context, SMALL_BUDGET, System::currentTimeMillis);
         a.open(context.assign(P0));
         a.put(kilobyteRecords(P0, 0, 8));
         putNothingUntil(a, () -> MemoryBudget.ofWorker().used() > 8_000);
@@ -241,10 +243,10 @@ class HiveSinkTaskTest {
     void whenTheWorkersMemoryBudgetIsFullTheLargestHolderCommitsAndTheOthersHoldBack() throws Exception {
         MemoryBudget budget = MemoryBudget.ofWorker();
         RecordingContext contextA = new RecordingContext();
-        HiveSinkTask a = fillTheBudget(contextA);
+        Task a = fillTheBudget(contextA);
 
         RecordingContext contextB = new RecordingContext();
-        HiveSinkTask b = start(1, contextB, SMALL_BUDGET, System::currentTimeMillis);
+        Task b = start(1, contextB, SMALL_BUDGET, System::currentTimeMillis);
         b.open(contextB.assign(P1));
         b.put(kilobyteRecords(P1, 0, 3));
         putNothingUntil(b, () -> !contextB.pauses.isEmpty());
@@ -285,7 +287,7 @@ class HiveSinkTaskTest {
                 });
         AtomicLong nowA = new AtomicLong(System.currentTimeMillis());
         RecordingContext contextA = new RecordingContext();
-        HiveSinkTask a = new HiveSinkTask(settings -> flakyA, nowA::get);
+        Task a = new Task(settings -> flakyA, nowA::get);
         a.initialize(contextA);
         a.start(props(0, SMALL_BUDGET));
         started.add(a);
@@ -308,7 +310,7 @@ class HiveSinkTaskTest {
         assertTrue(MemoryBudget.ofWorker().used() > 10_000, "A alone holds the budget full");
 
         RecordingContext contextB = new RecordingContext();
-        HiveSinkTask b = start(1, contextB, SMALL_BUDGET, System::currentTimeMillis);
+        Task b = start(1, contextB, SMALL_BUDGET, System::currentTimeMillis);
         b.open(contextB.assign(P1));
         b.put(kilobyteRecords(P1, 0, 3));
         putNothingUntil(b, () -> !contextB.pauses.isEmpty());
@@ -336,7 +338,7 @@ class HiveSinkTaskTest {
     @Test
     void withErrorsToleranceAllAndNoDeadLetterQueueABadRecordIsSkippedAndTheOthersLand() throws IOException {
         RecordingContext context = new RecordingContext(); // Connect hands no reporter without a DLQ or error log
-        HiveSinkTask task = start(0, context, Map.of("batch.max.records", "3", "errors.tolerance", "all"),
+        Task task = start(0, context, Map.of("batch.max.records", "3", "errors.tolerance", "all"),
                 System::currentTimeMillis);
         task.open(List.of(P0));
         List<SinkRecord> records = new ArrayList<>(records(P0, 0, 1));
@@ -347,13 +349,13 @@ class HiveSinkTaskTest {
         assertEquals(Map.of(P0, new OffsetAndMetadata(3)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))),
                 "the skipped record is behind the committed offset: it is not read again");
 
-        HiveSinkTask strict = start(1, new RecordingContext(), Map.of(), System::currentTimeMillis);
+        Task strict = start(1, new RecordingContext(), Map.of(), System::currentTimeMillis);
         strict.open(List.of(P1));
         assertThrows(org.apache.kafka.connect.errors.DataException.class, () -> {
             strict.put(List.of(new SinkRecord(P1.topic(), P1.partition(), null, null, null, null, 0)));
             putNothingUntil(strict, () -> false); // the encoder finds it; the next call reports it
         }, "errors.tolerance=none (the default) fails the task");
-        HiveSinkTask closing = start(2, new RecordingContext(), Map.of(), System::currentTimeMillis);
+        Task closing = start(2, new RecordingContext(), Map.of(), System::currentTimeMillis);
         closing.open(List.of(P1));
         closing.put(List.of(new SinkRecord(P1.topic(), P1.partition(), null, null, null, null, 0)));
         assertThrows(org.apache.kafka.connect.errors.DataException.class, () -> closing.close(List.of(P1)),
@@ -362,7 +364,7 @@ class HiveSinkTaskTest {
 
     @Test
     void tombstonesAreSkippedWithBehaviorOnNullValuesIgnoreAndTheirOffsetsCommitted() throws IOException {
-        HiveSinkTask task = start(0, new RecordingContext(),
+        Task task = start(0, new RecordingContext(),
                 Map.of("batch.max.records", "3", "behavior.on.null.values", "ignore"), System::currentTimeMillis);
         task.open(List.of(P0));
         List<SinkRecord> records = new ArrayList<>(records(P0, 0, 1));
@@ -393,7 +395,7 @@ class HiveSinkTaskTest {
                 });
         AtomicLong now = new AtomicLong(1_000_000);
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = new HiveSinkTask(settings -> flaky, now::get);
+        Task task = new Task(settings -> flaky, now::get);
         task.initialize(context);
         task.start(props(0, Map.of("batch.max.records", "2", "hive.metastore.start.wait.ms", "60000")));
         started.add(task);
@@ -430,7 +432,7 @@ class HiveSinkTaskTest {
     void theTaskIsCalledAgainBeforeTheIntervalIsUpAndAQuietBatchClosesOnTime() throws IOException {
         RecordingContext context = new RecordingContext();
         AtomicLong now = new AtomicLong(1_000_000);
-        HiveSinkTask task = start(0, context, 10, now::get);
+        Task task = start(0, context, 10, now::get);
         task.open(List.of(P0));
         task.put(records(P0, 0, 1));
         assertEquals(List.of(1_000L), context.timeouts,
@@ -450,7 +452,7 @@ class HiveSinkTaskTest {
     void theTaskIsCalledAgainWhenTheIdleTimeIsUpAndABatchNoRecordCameToClosesThen() throws IOException {
         RecordingContext context = new RecordingContext();
         AtomicLong now = new AtomicLong(1_000_000);
-        HiveSinkTask task = start(0, context, Map.of("batch.max.records", "10", "batch.max.idle.ms", "300"), now::get);
+        Task task = start(0, context, Map.of("batch.max.records", "10", "batch.max.idle.ms", "300"), now::get);
         task.open(List.of(P0));
         task.put(records(P0, 0, 1));
         assertEquals(List.of(300L), context.timeouts, "Connect is asked to call again when the idle time is up");
@@ -473,7 +475,7 @@ class HiveSinkTaskTest {
         AtomicLong nowB = new AtomicLong(1_000_000);
         Map<String, String> idle = new HashMap<>(SMALL_BUDGET);
         idle.put("batch.max.idle.ms", "100");
-        HiveSinkTask b = start(1, contextB, idle, nowB::get);
+        Task b = start(1, contextB, idle, nowB::get);
         b.open(contextB.assign(P1));
         b.put(kilobyteRecords(P1, 0, 3));
         putNothingUntil(b, () -> !contextB.pauses.isEmpty());
@@ -492,7 +494,7 @@ class HiveSinkTaskTest {
 
     @Test
     void aBatchWhoseCommitFailedIsCommittedBeforeAnythingElseAndLandsOnce() throws IOException {
-        HiveSinkTask task = start(0, new RecordingContext());
+        Task task = start(0, new RecordingContext());
         task.open(List.of(P0));
         metastore.failNextAddPartitions = true;
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
@@ -503,7 +505,7 @@ class HiveSinkTaskTest {
 
     @Test
     void recordsOfABatchWhoseTableTheMetastoreFailedToAdmitAtCloseAreNotLost() throws Exception {
-        HiveSinkTask task = start(0, new RecordingContext());
+        Task task = start(0, new RecordingContext());
         task.open(List.of(P0)); // never committed
         metastore.failingTableLookUps.put("events", 1); // admitting the table fails once, on the encoding pool
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
@@ -519,7 +521,7 @@ class HiveSinkTaskTest {
             metastore.tables.clear();
             metastore.partitions.clear();
             deleteWarehouse();
-            HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "10",
+            Task task = start(0, new RecordingContext(), Map.of("batch.max.records", "10",
                     "batch.pipelined", pipelined, "name", "admission-" + pipelined), System::currentTimeMillis);
             task.open(List.of(P0));
             metastore.failingTableLookUps.put("events", 3);
@@ -535,13 +537,13 @@ class HiveSinkTaskTest {
 
     @Test
     void fencingFoundAtConnectsOffsetCommitStopsTheTaskForGood() throws IOException {
-        HiveSinkTask zombie = start(0, new RecordingContext());
+        Task zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0, P1)); // neither committed yet
         metastore.failNextConditionalWrite = true;
         List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
         both.addAll(records(P1, 0, 1));
         assertThrows(RetriableException.class, () -> zombie.put(both)); // the batch [P0 0, P1 0] is held
-        HiveSinkTask owner = start(1, new RecordingContext());
+        Task owner = start(1, new RecordingContext());
         owner.open(List.of(P0)); // takes P0 from task 0, which does not know yet
 
         assertEquals(Map.of(), zombie.preCommit(Map.of(P0, new OffsetAndMetadata(1), P1, new OffsetAndMetadata(1))),
@@ -557,7 +559,7 @@ class HiveSinkTaskTest {
     @Test
     void recordsConnectHandsAgainAfterASeekAreStaleAndNotTakenAheadOfTheOnesBelowIt() throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context, 4);
+        Task task = start(0, context, 4);
         task.open(List.of(P0, P1));
         task.put(records(P0, 0, 4)); // committed: 4
         task.put(records(P0, 4, 6)); // open
@@ -576,7 +578,7 @@ class HiveSinkTaskTest {
     void recordsOfAPollFetchedBeforeASeekMadeAsPartitionsWereRevokedAreNotTakenAheadOfTheOnesBelowIt()
             throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context, 10);
+        Task task = start(0, context, 10);
         task.open(List.of(P0, P1));
         task.put(records(P0, 0, 4));
         task.put(records(P1, 0, 1));
@@ -593,7 +595,7 @@ class HiveSinkTaskTest {
     @Test
     void aHeldBatchDroppedAfterItsIntentWasDurableIsRolledForwardBeforeTheNextAndLandsOnce() throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context);
+        Task task = start(0, context);
         task.open(List.of(P0, P1));
         metastore.failNextAddPartitions = true; // the intent is durable and the files moved; the batch not marked
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
@@ -609,7 +611,7 @@ class HiveSinkTaskTest {
 
     @Test
     void aDroppedBatchThatAnotherTaskRolledForwardDoesNotStopTheTask() throws IOException {
-        HiveSinkTask task = start(0, new RecordingContext());
+        Task task = start(0, new RecordingContext());
         task.open(List.of(P0, P1));
         metastore.failNextAddPartitions = true; // the intent of [P0 0, P1 0] is durable; the batch is not marked
         List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
@@ -617,7 +619,7 @@ class HiveSinkTaskTest {
         assertThrows(RetriableException.class, () -> task.put(both));
         metastore.failNextAddPartitions = true;
         task.close(List.of(P1)); // the held batch fails again and is dropped; P0 stays
-        HiveSinkTask other = start(1, new RecordingContext());
+        Task other = start(1, new RecordingContext());
         other.open(List.of(P1)); // its claim rolls the dropped batch forward and removes its staging
         task.put(records(P0, 0, 2)); // the cached intent is gone: read again, and this batch refused as out of order
         task.put(records(P0, 0, 3));
@@ -627,11 +629,11 @@ class HiveSinkTaskTest {
 
     @Test
     void aTaskFencedAtConnectsOffsetCommitClaimsNothing() {
-        HiveSinkTask zombie = start(0, new RecordingContext());
+        Task zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0));
         metastore.failNextConditionalWrite = true;
         assertThrows(RetriableException.class, () -> zombie.put(records(P0, 0, 2)));
-        HiveSinkTask owner = start(1, new RecordingContext());
+        Task owner = start(1, new RecordingContext());
         owner.open(List.of(P0));
         assertEquals(Map.of(), zombie.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
         zombie.close(List.of(P0));
@@ -641,7 +643,7 @@ class HiveSinkTaskTest {
 
     @Test
     void aCommittedOffsetPastTheEndOfItsLogFailsTheClaimUnlessTheLogIsToBeReadFromItsStart() throws Exception {
-        HiveSinkTask first = start(0, new RecordingContext());
+        Task first = start(0, new RecordingContext());
         first.open(List.of(P0));
         first.put(records(P0, 0, 4));
         first.close(List.of(P0)); // committed: 4
@@ -655,13 +657,13 @@ class HiveSinkTaskTest {
         consumer.updateBeginningOffsets(Map.of(P0, 0L));
         consumer.updateEndOffsets(Map.of(P0, 2L));
         recreated.consumer = consumer;
-        HiveSinkTask failing = start(0, recreated);
+        Task failing = start(0, recreated);
         ConnectException e = assertThrows(ConnectException.class, () -> failing.open(List.of(P0)));
         assertTrue(e.getMessage().contains("events-0: offset 4 is committed in the metastore, but its log holds "
                 + "offsets 0 to 1") && e.getMessage().contains("offsets.ahead.policy=log-start"), e.getMessage());
         failing.stop();
 
-        HiveSinkTask resuming = start(1, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy",
+        Task resuming = start(1, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy",
                 "log-start"), System::currentTimeMillis);
         resuming.open(List.of(P0)); // task 1 takes P0 over: task 0's state keeps offset 4, released
         resuming.put(records(P0, 0, 2)); // the new log's records
@@ -670,7 +672,7 @@ class HiveSinkTaskTest {
         resuming.close(List.of(P0));
 
         // the next claim resumes from the highest offset any state holds: task 0's 4 was moved too
-        HiveSinkTask next = start(0, recreated);
+        Task next = start(0, recreated);
         next.open(List.of(P0));
         next.put(records(P0, 0, 2));
         next.close(List.of(P0));
@@ -684,7 +686,7 @@ class HiveSinkTaskTest {
     @Test
     void aMetastoreRefusalThatRetryingDoesNotCureFailsTheTaskWithItsWordsAfterTheOutageWait() {
         AtomicLong now = new AtomicLong(1_000_000);
-        HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
+        Task task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
                 "hive.metastore.start.wait.ms", "60000"), now::get);
         task.open(List.of(P0));
         metastore.refuseAddPartitions = "MetaException(message:Duplicate entry 'x' for key 'UNIQUEPARTITION')";
@@ -711,7 +713,7 @@ class HiveSinkTaskTest {
      * Puts records as Connect's worker does: a {@link RetriableException} pauses the partitions and the same records
      * are handed over again, until they are taken.
      */
-    private static void putAsConnect(HiveSinkTask task, List<SinkRecord> records) throws InterruptedException {
+    private static void putAsConnect(Task task, List<SinkRecord> records) throws InterruptedException {
         for (int attempt = 0; attempt < 200; attempt++) {
             try {
                 task.put(records);
@@ -736,7 +738,7 @@ class HiveSinkTaskTest {
 
     @Test
     void pipelinedBatchesCommitInOrderWhileTheNextFillsAndClosingCommitsTheOneInFlight() throws IOException {
-        HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
+        Task task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
                 "batch.pipelined", "true"), System::currentTimeMillis);
         task.open(List.of(P0));
         task.put(records(P0, 0, 2)); // closes batch 1: committed on the lane
@@ -749,7 +751,7 @@ class HiveSinkTaskTest {
 
     @Test
     void pipelinedACommitThatFailsInFlightIsHeldAndCommittedBeforeAnythingElse() throws Exception {
-        HiveSinkTask task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
+        Task task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
                 "batch.pipelined", "true"), System::currentTimeMillis);
         task.open(List.of(P0));
         metastore.failNextAddPartitions = true;
@@ -773,7 +775,7 @@ class HiveSinkTaskTest {
 
     @Test
     void aCommitThatFailsAtConnectsOffsetCommitIsHeldNotThrown() throws IOException {
-        HiveSinkTask task = start(0, new RecordingContext());
+        Task task = start(0, new RecordingContext());
         task.open(List.of(P0));
         metastore.failNextAddPartitions = true;
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
@@ -787,10 +789,10 @@ class HiveSinkTaskTest {
 
     @Test
     void aFencedTaskStopsAndNeverCommitsAgain() throws IOException {
-        HiveSinkTask zombie = start(0, new RecordingContext());
+        Task zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0));
         zombie.put(records(P0, 0, 1));
-        HiveSinkTask owner = start(1, new RecordingContext());
+        Task owner = start(1, new RecordingContext());
         owner.open(List.of(P0));
 
         assertThrows(TaskFencedException.class, () -> zombie.put(records(P0, 1, 2)));
@@ -804,7 +806,7 @@ class HiveSinkTaskTest {
     @Test
     void closingPartitionsMidBatchCommitsTheOpenBatchWhileTheTaskStillOwnsThem() throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context, 10);
+        Task task = start(0, context, 10);
         task.open(List.of(P0, P1));
         task.put(records(P0, 5, 6));
         task.put(records(P1, 7, 8));
@@ -817,7 +819,7 @@ class HiveSinkTaskTest {
     @Test
     void aCommitThatFailsAsPartitionsCloseDropsTheBatchAndRewindsThePartitionsThatStay() throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context, 10);
+        Task task = start(0, context, 10);
         task.open(List.of(P0, P1));
         task.put(records(P0, 5, 6));
         task.put(records(P1, 7, 8));
@@ -835,7 +837,7 @@ class HiveSinkTaskTest {
     void aDroppedBatchIsReadAgainFromNoFurtherThanWhatKafkaWasLastToldSoThatLaterCommitsStillReachIt()
             throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context, 3);
+        Task task = start(0, context, 3);
         task.open(List.of(P0, P1));
         task.put(records(P0, 0, 3)); // committed: 3
         assertEquals(Map.of(P0, new OffsetAndMetadata(3)), task.preCommit(Map.of(P0, new OffsetAndMetadata(3))));
@@ -855,7 +857,7 @@ class HiveSinkTaskTest {
     @Test
     void aHeldBatchWhosePartitionIsAssignedAgainIsDroppedAndEveryRecordLandsOnce() throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context);
+        Task task = start(0, context);
         task.open(List.of(P0));
         metastore.failNextConditionalWrite = true; // the batch's intent is not made durable
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
@@ -872,7 +874,7 @@ class HiveSinkTaskTest {
     @Test
     void aHeldBatchWithADurableIntentIsRolledForwardWhenItsPartitionIsAssignedAgain() throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context);
+        Task task = start(0, context);
         task.open(List.of(P0));
         metastore.failNextAddPartitions = true; // the intent is durable, the batch is not marked yet
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
@@ -886,12 +888,12 @@ class HiveSinkTaskTest {
 
     @Test
     void aHeldBatchWhosePartitionMovesToAnotherTaskIsDroppedAndTheTaskRunsOn() throws IOException {
-        HiveSinkTask first = start(0, new RecordingContext());
+        Task first = start(0, new RecordingContext());
         first.open(List.of(P0, P1));
         metastore.failNextConditionalWrite = true;
         assertThrows(RetriableException.class, () -> first.put(records(P0, 0, 2)));
         first.close(List.of(P0)); // P0 moves to task 1; P1 stays
-        HiveSinkTask second = start(1, new RecordingContext());
+        Task second = start(1, new RecordingContext());
         second.open(List.of(P0));
         second.put(records(P0, 0, 2));
         assertEquals(Map.of(P0, new OffsetAndMetadata(2)), second.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
@@ -904,7 +906,7 @@ class HiveSinkTaskTest {
     @Test
     void aHeldBatchIsDroppedWhenMorePartitionsAreAssignedAndItsOwnAreReadAgain() throws IOException {
         RecordingContext context = new RecordingContext();
-        HiveSinkTask task = start(0, context);
+        Task task = start(0, context);
         task.open(List.of(P0));
         metastore.failNextConditionalWrite = true;
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
@@ -920,7 +922,7 @@ class HiveSinkTaskTest {
     @Test
     void aStartingTaskWaitsForAMetastoreThatDoesNotAnswerYet() {
         AtomicInteger tries = new AtomicInteger();
-        HiveSinkTask task = new HiveSinkTask(settings -> {
+        Task task = new Task(settings -> {
             if (tries.incrementAndGet() < 3) {
                 throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (refused)", null);
             }
@@ -931,7 +933,7 @@ class HiveSinkTaskTest {
         started.add(task);
         assertEquals(3, tries.get(), "two failed tries, then the metastore answered");
 
-        HiveSinkTask impatient = new HiveSinkTask(settings -> {
+        Task impatient = new Task(settings -> {
             throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (refused)", null);
         }, System::currentTimeMillis);
         impatient.initialize(new RecordingContext());
@@ -957,6 +959,54 @@ class HiveSinkTaskTest {
         }
         ids.sort(null);
         return ids;
+    }
+
+    /**
+     * A task as Connect drives it, its calls handed to the cycle as {@code HiveSinkTask} hands them (here as the
+     * worker's user), built by {@link TaskAssembly} with another metastore and clock.
+     */
+    static final class Task {
+        private final MetastoreFactory metastores;
+        private final LongSupplier clock;
+        private SinkTaskContext context;
+        private TaskAssembly assembly;
+
+        Task(MetastoreFactory metastores, LongSupplier clock) {
+            this.metastores = metastores;
+            this.clock = clock;
+        }
+
+        void initialize(SinkTaskContext taskContext) {
+            this.context = taskContext;
+        }
+
+        void start(Map<String, String> props) {
+            assembly = TaskAssembly.build(props, metastores, clock, context);
+        }
+
+        void open(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                assembly.cycle().claim(partitions);
+            }
+        }
+
+        void put(Collection<SinkRecord> records) {
+            assembly.cycle().take(records);
+        }
+
+        Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+            return assembly.cycle().offsetsToCommit(offsets);
+        }
+
+        void close(Collection<TopicPartition> partitions) {
+            assembly.cycle().close(partitions);
+        }
+
+        void stop() {
+            if (assembly != null) {
+                assembly.close();
+            }
+        }
     }
 
     /** What the task asks of Connect: its rewinds and the calls it asks for are recorded. */
