@@ -18,7 +18,7 @@ import io.hivesink.commit.CommitSummary;
 import io.hivesink.metastore.MetastoreCallObserver;
 
 /**
- * A task's metrics, one place for their names and meaning (the README's metrics table lists the same): what the open
+ * A task's metrics, one place for their names and meaning (docs/operations.md lists the same): what the open
  * batch holds, why batches closed, what commits landed and where their time went, how far behind each table is,
  * how the metastore answers, and what was refused, sent to the dead-letter queue, skipped or held back. The parts
  * report events here; values that parts already keep are read when the metric is read.

@@ -51,7 +51,7 @@ import io.hivesink.stack.registry.RegistryStandIn;
  * JSON; partition values that are null, empty, full of characters paths do not like, of an unsupported type, or of
  * another type than the table's column; field names Hive or Avro cannot take; a record larger than
  * {@code batch.max.bytes}; decimals beyond their precision; NaN and infinities; timestamps and dates before 1970
- * and after 9999; a map with a null key; deep nesting. The README's table of bad input is this test's summary.
+ * and after 9999; a map with a null key; deep nesting. The table in docs/bad-input.md is this test's summary.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(StackExtension.class)
