@@ -40,8 +40,9 @@ import io.hivesink.stack.registry.RegistryStandIn;
  * The soak run made before a release, not part of the suite (it takes a quarter of an hour): Confluent-framed Avro
  * records flow through two stock workers for minutes while one of them, chosen at random, is killed with SIGKILL at
  * random moments and started again; then Hive must count every record once, and the ledger must cover each Kafka
- * offset once. Run it as docs/exactly-once.md says ({@code -Dsoak.records=10000000}); {@code soak.kills}, {@code soak.rate}
- * (records per second) and {@code soak.seed} change the run, and the seed is printed so that a run can be repeated.
+ * offset once. Run it as docs/exactly-once.md says ({@code -Dsoak.records=10000000}); {@code soak.kills},
+ * {@code soak.rate} (records per second) and {@code soak.seed} change the run, and the seed is printed so that a run
+ * can be repeated.
  */
 @EnabledIfSystemProperty(named = "soak.records", matches = "\\d+")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
