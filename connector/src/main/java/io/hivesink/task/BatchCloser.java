@@ -40,9 +40,12 @@ final class BatchCloser {
         this.clock = clock;
     }
 
-    /** A record was taken, or not: closes the open batch if the flush policy or the memory budget says so. */
-    void afterRecord() {
-        closeIfDue(clock.getAsLong());
+    /**
+     * A record was taken, or not, at {@code nowMs}: closes the open batch if the flush policy or the memory budget
+     * says so.
+     */
+    void afterRecord(long nowMs) {
+        closeIfDue(nowMs);
         if (buffer.byteCount() != bytesTold) {
             releaseMemoryIfDue();
         }

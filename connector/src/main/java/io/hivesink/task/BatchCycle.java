@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -27,7 +28,7 @@ import io.hivesink.commit.TaskFencedException;
  * cycle, after which nothing more is committed. A retriable failure has Connect call again within a second; metastore
  * refusals fail the task after the outage wait ({@link Refusals}); a task that cannot commit for long while others
  * wait on the memory it holds drops its batches ({@link MemoryGate}). Only offsets committed in the metastore are
- * reported to Kafka.
+ * reported to Kafka. Its calls run as whoever calls them: {@code HiveSinkTask} calls them as the task's identity.
  */
 public final class BatchCycle {
 
@@ -125,8 +126,9 @@ public final class BatchCycle {
             positions.deliveryStarts(claims.waiting());
             claimPostponedIfDue();
             pipeline.commitIfDone();
+            Predicate<SinkRecord> ahead = buffer::isAhead;
             for (SinkRecord record : records) {
-                if (!positions.takes(record, buffer::isAhead)) {
+                if (!positions.takes(record, ahead)) {
                     continue;
                 }
                 boolean taken = buffer.add(record, clock.getAsLong());
@@ -134,7 +136,7 @@ public final class BatchCycle {
                 if (taken) {
                     buffer.tookAt(nowMs);
                 }
-                closer.afterRecord();
+                closer.afterRecord(nowMs);
             }
             buffer.submitPending(); // encode what came in while the consumer fetches more
             closer.afterDelivery();

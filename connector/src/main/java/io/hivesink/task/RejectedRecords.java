@@ -54,11 +54,6 @@ final class RejectedRecords {
         return null;
     }
 
-    /** Whether records go to Connect's reporter (a dead-letter queue or the error log) rather than being skipped. */
-    boolean reports() {
-        return reporter != null;
-    }
-
     /** Records skipped so far (errors.tolerance=all without a reporter). */
     long skipped() {
         return skipped;
