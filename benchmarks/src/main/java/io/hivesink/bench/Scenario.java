@@ -35,6 +35,7 @@ import io.hivesink.batch.RecordGroup;
 import io.hivesink.batch.TableLayouts;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConfluentFrame;
+import io.hivesink.input.ConnectInput;
 import io.hivesink.route.TableRouter;
 
 /** One way of turning a batch of records (Connect Structs, or the same records as framed bytes) into an Avro file. */
@@ -113,11 +114,12 @@ public enum Scenario {
             throws IOException {
         return switch (this) {
             case AVRO_DEFAULT, AVRO_BUFFERED -> avro(input, codec, out);
-            case HIVE_SINK -> hiveSink(new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("bench", List.of()),
-                    "bench", pool, 2 * threads + 2), input.sinkRecords(), codec, threads, pool, out);
+            case HIVE_SINK -> hiveSink(new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+                    new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2, false, null),
+                    input.sinkRecords(), codec, threads, pool, out);
             case PASSTHROUGH -> hiveSink(new BatchBuffer(new ConfluentAvroInput(id -> input.avroSchema(), null),
                     new TableRouter(Map.of()), new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2,
-                    false), input.framedRecords(), codec, threads, pool, out);
+                    false, null), input.framedRecords(), codec, threads, pool, out);
             case AVRO_FROM_BYTES -> avroFromBytes(input, codec, out);
             case WRITE_ONLY -> writeOnly(input, codec, threads, pool, out);
         };
@@ -126,7 +128,8 @@ public enum Scenario {
     private static long writeOnly(Input input, String codec, int threads, ExecutorService pool, OutputStream out)
             throws IOException {
         CountingStream counting = new CountingStream(out);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL,
+                Map.of())) {
             writer.write(input.avroSchema(), input.datumsInMemory(), counting);
         }
         return counting.count;
@@ -177,7 +180,8 @@ public enum Scenario {
         }
         Batch batch = buffer.drain();
         CountingStream counting = new CountingStream(out);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL,
+                Map.of())) {
             for (RecordGroup group : batch.groups()) {
                 writer.write(group.layout().avroSchema(), group.datums(), counting);
             }

@@ -45,7 +45,7 @@ public final class ScenarioMain {
         }
         if (scenario.equals("heap-early")) {
             try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1,
-                    Scenario.SYNC_INTERVAL)) {
+                    Scenario.SYNC_INTERVAL, Map.of())) {
                 heap(input, threads, pool, writer);
             }
             return;

@@ -12,7 +12,6 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.container.ParallelContainerWriter;
-import io.hivesink.input.ConnectInput;
 import io.hivesink.input.RecordInput;
 import io.hivesink.input.RecordValue;
 import io.hivesink.route.TableRouter;
@@ -51,33 +50,12 @@ public final class BatchBuffer {
     private long lastBatchEncodeMs;
 
     /**
+     * @param input reads each record's value as it is taken (Connect data, or Confluent-framed Avro)
      * @param pool the task's worker pool; chunks are encoded there
      * @param maxChunksInFlight chunks submitted but not yet encoded before {@link #add} waits (bounds the records
      *     held as objects)
-     */
-    public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix, ExecutorService pool,
-            int maxChunksInFlight) {
-        this(router, layouts, batchIdPrefix, pool, maxChunksInFlight, false);
-    }
-
-    /**
      * @param rejectBadRecords true: a record that cannot land is set aside in {@link Batch#rejected()} and the others
      *     go on; false: {@link #add} or {@link #drain} throws its error
-     */
-    public BatchBuffer(TableRouter router, TableLayouts layouts, String batchIdPrefix, ExecutorService pool,
-            int maxChunksInFlight, boolean rejectBadRecords) {
-        this(ConnectInput.INSTANCE, router, layouts, batchIdPrefix, pool, maxChunksInFlight, rejectBadRecords);
-    }
-
-    /**
-     * @param input reads each record's value as it is taken (Connect data, or Confluent-framed Avro)
-     */
-    public BatchBuffer(RecordInput input, TableRouter router, TableLayouts layouts, String batchIdPrefix,
-            ExecutorService pool, int maxChunksInFlight, boolean rejectBadRecords) {
-        this(input, router, layouts, batchIdPrefix, pool, maxChunksInFlight, rejectBadRecords, null);
-    }
-
-    /**
      * @param earlyWriters the writer of each table's files: a batch's files are opened with it and their blocks
      *     compressed as they fill ({@link io.hivesink.avro.container.FileBlocks}), so that a batch holds compressed
      *     blocks rather than raw bytes and its files must be written by these writers; null: the datums stay as

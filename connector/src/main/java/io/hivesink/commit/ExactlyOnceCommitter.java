@@ -66,11 +66,6 @@ public final class ExactlyOnceCommitter {
     private final OwnState own;
     private final PartitionClaims claims;
 
-    public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, ContainerFileWriter writer, Ledger ledger,
-            StateTables states, FaultInjector faults, TaskRun run, LongSupplier clock) {
-        this(tables, staging, table -> writer, ledger, states, faults, run, clock);
-    }
-
     /**
      * @param writers the file writer of each table
      */

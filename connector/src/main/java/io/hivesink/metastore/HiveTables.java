@@ -59,12 +59,6 @@ public final class HiveTables {
 
     /**
      * @param warehouseUri fully qualified root of the tables this connector creates, e.g. hdfs://nn:8020/warehouse
-     */
-    public HiveTables(Metastore metastore, String database, String warehouseUri) {
-        this(metastore, database, warehouseUri, table -> TableOptions.DEFAULTS);
-    }
-
-    /**
      * @param optionsFor per table name: where to create it, its properties, whether its schema may evolve
      */
     public HiveTables(Metastore metastore, String database, String warehouseUri,

@@ -12,7 +12,7 @@ import io.hivesink.config.TableSettings;
  * The file writer of each table: one {@link ParallelContainerWriter} per codec and level in use, all on the task's
  * pool, so that a table may set its own codec ({@code table.<name>.avro.codec}).
  */
-final class TableWriters implements AutoCloseable {
+public final class TableWriters implements AutoCloseable {
 
     /**
      * What every file tells Hive's AvroSerDe (3.1.3 and later) about its dates and timestamps: they are proleptic
@@ -35,7 +35,7 @@ final class TableWriters implements AutoCloseable {
         this.syncIntervalBytes = syncIntervalBytes;
     }
 
-    ParallelContainerWriter forTable(String table) {
+    public ParallelContainerWriter forTable(String table) {
         PerTableConfig config = settings.configFor(table);
         String codec = config.codecName();
         int level = config.codecLevel();

@@ -1,64 +1,42 @@
 package io.hivesink.task;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.BatchBuffer;
-import io.hivesink.batch.FlushPolicy;
 import io.hivesink.batch.MemoryBudget;
-import io.hivesink.batch.TableLayouts;
-import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
-import io.hivesink.commit.Ledger;
-import io.hivesink.commit.StateDatabase;
-import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskRun;
 import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
-import io.hivesink.config.InputConfig;
 import io.hivesink.config.KerberosConfig;
 import io.hivesink.config.MetastoreConfig;
-import io.hivesink.config.PerTableConfig;
-import io.hivesink.config.StorageConfig;
-import io.hivesink.config.TableSettings;
-import io.hivesink.config.TablesConfig;
 import io.hivesink.fs.HadoopFileSystems;
-import io.hivesink.fs.StagingArea;
 import io.hivesink.fs.StorageUnavailableException;
-import io.hivesink.input.ConfluentAvroInput;
-import io.hivesink.input.ConnectInput;
-import io.hivesink.input.RecordInput;
-import io.hivesink.input.SchemaRegistryClient;
-import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.MetastoreUnreachableException;
-import io.hivesink.metastore.TableOptions;
 import io.hivesink.metrics.MetricsBackend;
 import io.hivesink.metrics.TaskMetrics;
-import io.hivesink.route.Partitioners;
-import io.hivesink.route.TableRouter;
 import io.hivesink.security.SaslQop;
 import io.hivesink.security.TaskIdentity;
 
 /**
  * Everything one run of a task is made of, built from its configuration in one place, and closed in one place:
- * the FileSystem, the metastore client, the encoding pool and the file writers on it, the committer (started, so
- * fencing is settled) and the batch cycle that drives them. The task itself only follows Connect's lifecycle.
+ * the FileSystem, the metastore client, the encoding pool, the parts that land batches ({@link TaskParts}), the
+ * committer started (so fencing is settled), and Connect's side: the batch cycle, the memory budget and metrics.
+ * The task itself only follows Connect's lifecycle.
  */
 public final class TaskAssembly implements AutoCloseable {
 
@@ -94,21 +72,14 @@ public final class TaskAssembly implements AutoCloseable {
             SinkTaskContext context) {
         RejectedRecords rejected = RejectedRecords.of(context, props);
         HiveSinkConfig config = HiveSinkConfig.parse(props);
-        String connectorName = props.getOrDefault("name", "hive-sink");
-        int taskId = Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0"));
-        String connectorTableName = TableRouter.hiveSafeName(connectorName);
-        // Unique per task run: batch ids (and so file names) never collide with an earlier run's, and a zombie
-        // run of this task is told apart from the live one.
-        String instance = connectorTableName + "-t" + taskId + "-" + Long.toString(clock.getAsLong(), 36) + "-"
-                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
-
+        TaskRun run = TaskParts.run(props.getOrDefault("name", "hive-sink"),
+                Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0")), clock);
         Configuration hadoopConf = HadoopFileSystems.configuration(config.storage().hadoopConfDir(),
                 config.storage().umask());
         KerberosConfig kerberos = config.kerberos();
         TaskIdentity identity = kerberos.enabled()
                 ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
                 : TaskIdentity.WORKER;
-        TaskRun run = new TaskRun(connectorName, taskId, instance);
         return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, rejected,
                 context));
     }
@@ -127,76 +98,47 @@ public final class TaskAssembly implements AutoCloseable {
     private static TaskAssembly assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run,
             Configuration hadoopConf, TaskIdentity identity, MetastoreFactory metastores, LongSupplier clock,
             RejectedRecords rejected, SinkTaskContext context) {
-        String connectorName = run.connector();
-        int taskId = run.task();
-        String instance = run.instance();
-        String connectorTableName = TableRouter.hiveSafeName(connectorName);
-        StorageConfig storage = config.storage();
-        FileSystem fs = HadoopFileSystems.open(storage.fsUrl(), hadoopConf);
+        FileSystem fs = HadoopFileSystems.open(config.storage().fsUrl(), hadoopConf);
         Metastore metastore = null;
         ExecutorService workers = null;
         TableWriters writers = null;
         MemoryGate memory = null;
         TaskMetrics metrics = null;
         try {
-            String warehouseUri = fs.makeQualified(new Path(storage.warehouseDir())).toString();
-            Path connectorStaging = new Path(fs.makeQualified(new Path(storage.stagingDir())), connectorTableName);
-            StagingArea staging = new StagingArea(fs, new Path(connectorStaging, "task-" + taskId));
-            long startWaitMs = config.metastore().startWaitMs();
-            StartWait.until("HDFS cannot be written yet", startWaitMs, StorageUnavailableException.class, () -> {
-                staging.prepare(identity.describe());
-                return null;
-            }, (e, waited) -> new ConnectException(e.getMessage() + waited, e));
-
+            TaskParts.Storage storage = TaskParts.Storage.on(fs, config.storage(), run);
             MetastoreConfig metastoreConfig = config.metastore();
+            StartWait.until("HDFS cannot be written yet", metastoreConfig.startWaitMs(),
+                    StorageUnavailableException.class, () -> {
+                        storage.staging().prepare(identity.describe());
+                        return null;
+                    }, (e, waited) -> new ConnectException(e.getMessage() + waited, e));
             metastore = connectWaiting(metastores, metastoreConfig.startWaitMs(), new MetastoreSettings(
                     metastoreConfig.uris(),
                     metastoreConfig.sslEnabled(), metastoreConfig.truststorePath(),
                     metastoreConfig.truststorePassword().value(),
                     metastoreConfig.saslEnabled() ? metastoreConfig.kerberosPrincipal() : null,
                     SaslQop.of(hadoopConf), identity));
-            TablesConfig tablesConfig = config.tables();
-            String database = tablesConfig.database();
-            TableSettings tableSettings = TableSettings.of(props);
-            HiveTables tables = new HiveTables(metastore, database, warehouseUri,
-                    table -> tableOptions(fs, tableSettings, table));
             int threads = config.avro().writerThreads();
-            workers = Executors.newFixedThreadPool(threads, new WorkerThreads(connectorName + "-" + taskId, identity));
-            writers = new TableWriters(tableSettings, workers, threads, config.avro().syncIntervalBytes());
-            StateTables.Deployment deployment = new StateTables.Deployment(connectorName, connectorTableName,
-                    database);
-            String stateLocation = new Path(connectorStaging, "state").toString();
-            Metastore stateMetastore = metastore;
-            StateTables states = StateDatabase.locate(metastore, tablesConfig.stateDatabase(), database,
-                    warehouseUri, in -> new StateTables(stateMetastore, in, deployment, stateLocation, instance,
-                            metastoreConfig.lockStaleMs()));
-            ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables, staging, writers::forTable,
-                    new Ledger(tables, metastore, tablesConfig.ledgerTable()), states, FaultInjector.fromEnvironment(),
-                    run, clock);
-            Fencing fencing = committer.start(Fencing.fromConfig(metastoreConfig.fencing()));
+            workers = Executors.newFixedThreadPool(threads, new WorkerThreads(run.connector() + "-" + run.task(),
+                    identity));
+            TaskParts parts = TaskParts.assemble(config, props, run, storage, metastore, workers,
+                    FaultInjector.fromEnvironment(), clock, rejected != null);
+            writers = parts.writers();
+            Fencing fencing = parts.committer().start(Fencing.fromConfig(metastoreConfig.fencing()));
             log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
                     metastoreConfig.fencing());
 
-            // a bad partitioner class fails the start, not a batch
-            Partitioners.create(config.partitioning().partitioners(), props);
-            TableLayouts layouts = new TableLayouts(database,
-                    table -> Partitioners.create(tableSettings.configFor(table).partitioners(),
-                            tableSettings.settingsFor(table)),
-                    (table, schema, partitionSpec) -> tables.ensureTable(table, schema, partitionSpec));
-            BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(tablesConfig), layouts,
-                    instance, workers, 2 * threads + 2, rejected != null,
-                    config.avro().compressEarly() ? writers::forTable : null);
             PartitionPauses pauses = new PartitionPauses(PartitionFlow.of(context));
-            memory = new MemoryGate(joinMemoryBudget(config.batch(), instance), pauses, clock, instance);
-            metrics = new TaskMetrics(MetricsBackend.forTask(context, connectorName, taskId), clock);
+            memory = new MemoryGate(joinMemoryBudget(config.batch(), run.instance()), pauses, clock, run.instance());
+            metrics = new TaskMetrics(MetricsBackend.forTask(context, run.connector(), run.task()), clock);
             metastore.observeCalls(metrics);
-            gauges(metrics, buffer, memory, pauses);
-            BatchCycle cycle = cycle(config, tableSettings, buffer, committer, rejected, clock, context, pauses,
-                    memory, metrics, run, identity);
+            gauges(metrics, parts.buffer(), memory, pauses);
+            BatchCycle cycle = cycle(config, parts, rejected, clock, context, pauses, memory, metrics, identity);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, state in {}, "
-                    + "metastore {}", taskId, connectorName, instance, database, warehouseUri, database,
-                    tablesConfig.ledgerTable(), states.database(), metastoreConfig.uris());
+                    + "metastore {}", run.task(), run.connector(), run.instance(), config.tables().database(),
+                    storage.warehouseUri(), config.tables().database(), config.tables().ledgerTable(),
+                    parts.metastore().states().database(), metastoreConfig.uris());
             return new TaskAssembly(fs, metastore, workers, writers, cycle, identity, memory, metrics);
         } catch (RuntimeException | Error e) {
             new TaskAssembly(fs, metastore, workers, writers, null, identity, memory, metrics).close();
@@ -205,21 +147,21 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     /** The batch cycle and the parts it drives. */
-    private static BatchCycle cycle(HiveSinkConfig config, TableSettings tableSettings, BatchBuffer buffer,
-            ExactlyOnceCommitter committer, RejectedRecords rejected, LongSupplier clock, SinkTaskContext context,
-            PartitionPauses pauses, MemoryGate memory, TaskMetrics metrics, TaskRun run, TaskIdentity identity) {
+    private static BatchCycle cycle(HiveSinkConfig config, TaskParts parts, RejectedRecords rejected,
+            LongSupplier clock, SinkTaskContext context, PartitionPauses pauses, MemoryGate memory,
+            TaskMetrics metrics, TaskIdentity identity) {
         BatchConfig batch = config.batch();
-        String task = run.task() + " of " + run.connector();
+        TaskRun run = parts.run();
         ConsumerPositions positions = new ConsumerPositions(context::offset, new ResumePoints(batch.maxRecords()));
         CommitLane lane = batch.pipelined() ? new CommitLane(run.connector() + "-" + run.task(), identity) : null;
-        CommitPipeline pipeline = new CommitPipeline(committer, lane, buffer, positions, memory, metrics,
-                new ProgressLine(task, clock, metrics::lagMsByTable), rejected);
-        Claims claims = new Claims(committer, new OffsetsAhead(LogOffsets.of(context),
-                batch.resumeAheadFromLogStart(), committer, metrics),
+        CommitPipeline pipeline = new CommitPipeline(parts.committer(), lane, parts.buffer(), positions, memory,
+                metrics, new ProgressLine(run.task() + " of " + run.connector(), clock, metrics::lagMsByTable),
+                rejected);
+        Claims claims = new Claims(parts.committer(), new OffsetsAhead(LogOffsets.of(context),
+                batch.resumeAheadFromLogStart(), parts.committer(), metrics),
                 new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), pauses);
-        BatchCloser closer = new BatchCloser(buffer, flushPolicy(config, tableSettings), pipeline, memory, metrics,
-                clock);
-        return new BatchCycle(buffer, closer, pipeline, positions, claims, memory, context::timeout, clock);
+        BatchCloser closer = new BatchCloser(parts.buffer(), parts.flushPolicy(), pipeline, memory, metrics, clock);
+        return new BatchCycle(parts.buffer(), closer, pipeline, positions, claims, memory, context::timeout, clock);
     }
 
     /** The metrics read from the parts that keep them. */
@@ -236,31 +178,6 @@ public final class TaskAssembly implements AutoCloseable {
                 () -> pauses.pausedCount());
     }
 
-    private static RecordInput recordInput(HiveSinkConfig config) {
-        InputConfig input = config.input();
-        RecordInput values = valueInput(config);
-        if (input.nullValues() == InputConfig.NullValues.IGNORE) {
-            log.info("Records with a null value (tombstones) are skipped ({}=ignore)",
-                    InputConfig.BEHAVIOR_ON_NULL_VALUES);
-            return values.ignoringTombstones();
-        }
-        return values;
-    }
-
-    private static RecordInput valueInput(HiveSinkConfig config) {
-        InputConfig input = config.input();
-        if (!input.confluentAvro()) {
-            return ConnectInput.INSTANCE;
-        }
-        SchemaRegistryClient registry = new SchemaRegistryClient(new SchemaRegistryClient.Settings(
-                input.registryUrls(), input.registryBasicAuth().value(), input.registryTruststoreLocation(),
-                input.registryTruststorePassword().value(), input.registryRequestTimeout(),
-                input.registryRetryAttempts(), input.registryRetryBackoff(), input.registryRetryBackoffMax()));
-        log.info("Values are Avro framed by Confluent's serializer, passed through as they are; schemas from {}",
-                input.registryUrls());
-        return new ConfluentAvroInput(registry::schemaById, config.tables().routeField());
-    }
-
     private static MemoryBudget.Share joinMemoryBudget(BatchConfig batch, String instance) {
         MemoryBudget budget = MemoryBudget.ofWorker();
         MemoryBudget.Share share = budget.join(instance, batch.memoryBudgetBytes());
@@ -270,23 +187,6 @@ public final class TaskAssembly implements AutoCloseable {
                 batch.memoryBudgetBytes() == 0 ? ": " + Math.round(100 * MemoryBudget.DEFAULT_HEAP_FRACTION)
                         + "% of the max heap" : "; the smallest any task set holds");
         return share;
-    }
-
-    private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {
-        Map<String, Long> tableLimits = new HashMap<>();
-        for (String table : tableSettings.tablesSetting(BatchConfig.BATCH_MAX_RECORDS)) {
-            tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
-        }
-        BatchConfig batch = config.batch();
-        return new FlushPolicy(batch.maxRecords(), batch.maxBytes(), batch.maxIntervalMs(), batch.maxIdleMs(),
-                tableLimits);
-    }
-
-    private static TableOptions tableOptions(FileSystem fs, TableSettings settings, String table) {
-        PerTableConfig tableConfig = settings.configFor(table);
-        String location = settings.location(table);
-        return new TableOptions(location == null ? null : fs.makeQualified(new Path(location)).toString(),
-                tableConfig.tableProperties(), tableConfig.schemaEvolution());
     }
 
     /** Drives the task's batches. */

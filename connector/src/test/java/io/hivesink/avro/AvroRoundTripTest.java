@@ -151,7 +151,7 @@ class AvroRoundTripTest {
         int count = datums.count();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ExecutorService pool = Executors.newFixedThreadPool(2);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, codec, -1, 4096)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, codec, -1, 4096, Map.of())) {
             long written = writer.write(avro, datums, out);
             assertEquals(out.size(), written);
         } finally {

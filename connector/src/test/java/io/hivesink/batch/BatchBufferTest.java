@@ -52,8 +52,8 @@ class BatchBufferTest {
     }
 
     static BatchBuffer buffer() {
-        return new BatchBuffer(new TableRouter(Map.of("customers", "dim_customers")),
-                new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3);
+        return new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of("customers", "dim_customers")),
+                new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, null);
     }
 
     @Test
@@ -120,7 +120,8 @@ class BatchBufferTest {
      */
     @Test
     void blocksCompressedAsTheBatchFillsWriteTheSameRecords() throws Exception {
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.DEFLATE, -1, 4096)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.DEFLATE, -1, 4096,
+                Map.of())) {
             BatchBuffer early = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
                     new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, table -> writer);
             BatchBuffer late = buffer();
@@ -165,7 +166,8 @@ class BatchBufferTest {
      */
     @Test
     void aBatchThatFailedWhileTakingAChunkIsDroppedNotClosed() throws Exception {
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.SNAPPY, -1, 4096)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.SNAPPY, -1, 4096,
+                Map.of())) {
             boolean[] broken = {true};
             BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
                     new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, table -> {
@@ -320,8 +322,8 @@ class BatchBufferTest {
 
     @Test
     void badRecordsAreSetAsideWhenTheTaskReportsThemAndTheRestLands() {
-        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("db", List.of("region")),
-                "sink-t0-run", POOL, 3, true);
+        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+                new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, true, null);
         Schema noRegion = SchemaBuilder.struct().name("Order").field("id", Schema.INT64_SCHEMA).build();
         buffer.add(order("orders", 0, 0, "eu"), 0);
         buffer.add(new SinkRecord("orders", 0, null, null, noRegion, new Struct(noRegion).put("id", 1L), 1), 0);
@@ -347,7 +349,8 @@ class BatchBufferTest {
             admissions[0]++;
             throw new DataException("column id is long in the table but string in the records");
         });
-        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), layouts, "sink-t0-run", POOL, 3, true);
+        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()), layouts, "sink-t0-run",
+                POOL, 3, true, null);
         for (long offset = 0; offset < 600; offset++) {
             buffer.add(order("orders", 0, offset, "eu"), 0);
         }

@@ -151,13 +151,13 @@ class PassthroughTest {
     }
 
     static BatchBuffer buffer(io.hivesink.input.RecordInput input, boolean rejectBadRecords) {
-        return new BatchBuffer(input, new TableRouter(Map.of()), layouts(), "t0", POOL, 3, rejectBadRecords);
+        return new BatchBuffer(input, new TableRouter(Map.of()), layouts(), "t0", POOL, 3, rejectBadRecords, null);
     }
 
     /** Per partition path, the records of its file as Hive reads them: through the table schema. */
     static Map<String, List<Object>> landed(Batch batch, List<Schema> fileSchemas) throws IOException {
         Map<String, List<Object>> byPartition = new TreeMap<>();
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, "snappy", -1, 1 << 10)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, "snappy", -1, 1 << 10, Map.of())) {
             for (RecordGroup group : batch.groups()) {
                 ByteArrayOutputStream file = new ByteArrayOutputStream();
                 writer.write(group.layout().avroSchema(), group.datums(), file);
@@ -335,11 +335,12 @@ class PassthroughTest {
         Schema odd = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Odd\",\"fields\":["
                 + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"v\",\"type\":[\"string\",\"long\"]}]}");
         io.hivesink.metastore.HiveTables tables = new io.hivesink.metastore.HiveTables(
-                new io.hivesink.commit.InMemoryMetastore(), "db", "file:/w");
+                new io.hivesink.commit.InMemoryMetastore(), "db", "file:/w",
+                table -> io.hivesink.metastore.TableOptions.DEFAULTS);
         TableLayouts layouts = new TableLayouts("db", table -> List.of(),
                 (table, schema, spec) -> tables.ensureTable(table, schema, spec));
         BatchBuffer buffer = new BatchBuffer(new ConfluentAvroInput(id -> odd, null), new TableRouter(Map.of()),
-                layouts, "t0", POOL, 3, true);
+                layouts, "t0", POOL, 3, true, null);
         for (long offset = 0; offset < 2; offset++) {
             GenericRecord record = new GenericData.Record(odd);
             record.put("id", offset);
@@ -361,7 +362,7 @@ class PassthroughTest {
     void routingByAFieldReadsItFromTheDatum() {
         TableRouter router = new TableRouter(Map.of(), null, "region", "sales_${field}", java.util.Set.of());
         BatchBuffer buffer = new BatchBuffer(new ConfluentAvroInput(PassthroughTest::registry, "region"), router,
-                layouts(), "t0", POOL, 3, false);
+                layouts(), "t0", POOL, 3, false, null);
         for (int i = 0; i < 6; i++) {
             buffer.add(bytesRecord(i, framed(order(i))), 0);
         }

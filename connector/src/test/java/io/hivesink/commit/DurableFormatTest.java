@@ -79,7 +79,8 @@ class DurableFormatTest {
     @Test
     void aLedgerMarkerCarriesItsVersionAndAnUnknownOneIsRefused() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        Ledger ledger = new Ledger(new io.hivesink.metastore.HiveTables(metastore, "shop", "file:/warehouse"),
+        Ledger ledger = new Ledger(new io.hivesink.metastore.HiveTables(metastore, "shop", "file:/warehouse",
+                table -> io.hivesink.metastore.TableOptions.DEFAULTS),
                 metastore, "hive_sink_ledger");
         ledger.mark("b-9", Map.of(TP, 42L));
         Partition marker = metastore.getPartition("shop", "hive_sink_ledger", List.of("b-9")).orElseThrow();

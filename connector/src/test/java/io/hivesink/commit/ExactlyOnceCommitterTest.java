@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
@@ -33,12 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.BatchBuffer;
-import io.hivesink.batch.TableLayouts;
-import io.hivesink.fs.StagingArea;
-import io.hivesink.metastore.HiveTables;
-import io.hivesink.route.TableRouter;
+import io.hivesink.task.TaskParts;
 
 /**
  * The commit protocol step by step against a real local FileSystem; the metastore is an in-memory fake of the
@@ -600,19 +597,26 @@ class ExactlyOnceCommitterTest {
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
-            String warehouse = "file://" + dir.resolve("warehouse");
-            String staging = "file://" + dir.resolve("staging/conn");
-            String instance = "conn-t" + taskId + "-" + System.nanoTime();
-            buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts("db", List.of("kind")), instance,
-                    ForkJoinPool.commonPool(), 4, rejectBadRecords);
-            HiveTables tables = new HiveTables(metastore, "db", warehouse);
-            committer = new ExactlyOnceCommitter(tables,
-                    new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),
-                    new ParallelContainerWriter(ForkJoinPool.commonPool(), 2, "deflate", -1, 1024),
-                    new Ledger(tables, metastore, "hive_sink_ledger"),
-                    new StateTables(metastore, "db", new StateTables.Deployment("conn", "conn", "db"),
-                            staging + "/state", instance), faults,
-                    new TaskRun("conn", taskId, instance), () -> 1_700_000_000_000L);
+            Map<String, String> props = new HashMap<>();
+            props.put("name", "conn");
+            props.put("hive-sink.task.id", Integer.toString(taskId));
+            props.put("fs.url", "file:///");
+            props.put("warehouse.dir", dir.resolve("warehouse").toString());
+            props.put("staging.dir", dir.resolve("staging").toString());
+            props.put("hive.metastore.uris", "thrift://metastore.invalid:9083");
+            props.put("hive.database", "db");
+            props.put("state.database", "db");
+            props.put("partition.fields", "kind");
+            props.put("avro.codec", "deflate");
+            props.put("avro.sync.interval.bytes", "1024");
+            props.put("writer.threads", "2");
+            if (rejectBadRecords) {
+                props.put("errors.tolerance", "all");
+            }
+            TaskParts parts = TaskParts.build(props, fs, metastore, ForkJoinPool.commonPool(), faults,
+                    () -> 1_700_000_000_000L);
+            buffer = parts.buffer();
+            committer = parts.committer();
         }
 
         /** Records of offsets [from, to) of each partition, interleaved, kinds a and b alternating. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import org.apache.avro.Schema;
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
@@ -23,6 +24,8 @@ import io.hivesink.table.PartitionValues;
 
 class HiveTablesTest {
 
+    /** Tables with the connector's default options. */
+    static final Function<String, TableOptions> DEFAULTS = table -> TableOptions.DEFAULTS;
     static final PartitionSpec BY_DAY = new PartitionSpec(List.of("dt"), List.of("string"));
 
     static Schema schema(String fields) {
@@ -51,7 +54,7 @@ class HiveTablesTest {
     @Test
     void manyNewPartitionsAreRegisteredAHundredPerCallAndARetryAddsOnlyTheRest() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable orders = tables.ensureTable("orders", V1, BY_DAY);
         List<PartitionValues> days = new java.util.ArrayList<>();
         for (int day = 0; day < 250; day++) {
@@ -67,7 +70,7 @@ class HiveTablesTest {
             more.add(new PartitionValues(List.of("dt"), List.of("d" + day)));
         }
         metastore.failNextAddPartitions = true;
-        HiveTables restarted = new HiveTables(metastore, "db", "file:/w");
+        HiveTables restarted = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable again = restarted.ensureTable("orders", V1, BY_DAY);
         assertThrows(MetastoreException.class, () -> restarted.registerPartitions(again, more));
         assertEquals(150, restarted.registerPartitions(again, more), "only the 150 new ones");
@@ -77,7 +80,7 @@ class HiveTablesTest {
     @Test
     void aCompatibleSchemaEvolvesTheTableAndItsPartitions() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable v1 = tables.ensureTable("orders", V1, BY_DAY);
         tables.registerPartitions(v1, List.of(new PartitionValues(List.of("dt"), List.of("2026-11-21"))));
 
@@ -96,7 +99,7 @@ class HiveTablesTest {
     @Test
     void incompatibleSchemasAndEvolutionTurnedOffAreRecordErrors() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         tables.ensureTable("orders", V1, BY_DAY);
         DataException incompatible = assertThrows(DataException.class, () -> tables.ensureTable("orders",
                 schema("{\"name\":\"id\",\"type\":\"string\"},{\"name\":\"qty\",\"type\":\"int\"}"), BY_DAY));
@@ -113,7 +116,7 @@ class HiveTablesTest {
     @Test
     void fieldsThatDifferOnlyByCaseAreRecordErrorsWithinASchemaAndAcrossVersionsAndTopics() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         // within one schema, as the passthrough sees a producer's Avro schema
         DataException within = assertThrows(DataException.class, () -> tables.ensureTable("raw",
                 schema("{\"name\":\"Id\",\"type\":\"long\"},{\"name\":\"id\",\"type\":\"long\"}"), BY_DAY));
@@ -164,8 +167,8 @@ class HiveTablesTest {
     @Test
     void twoTasksEvolvingOneTableAtOnceKeepBothChangesByCompareAndSet() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        assertBothChangesKept(metastore, new HiveTables(metastore, "db", "file:/w"),
-                racing -> new HiveTables(racing, "db", "file:/w"));
+        assertBothChangesKept(metastore, new HiveTables(metastore, "db", "file:/w", DEFAULTS),
+                racing -> new HiveTables(racing, "db", "file:/w", DEFAULTS));
     }
 
     @Test
@@ -173,11 +176,11 @@ class HiveTablesTest {
         InMemoryMetastore metastore = new InMemoryMetastore();
         metastore.ignoreCompareAndSet = true; // as Hive 3.1: evolutions are made under the table's lock
         StateTables.Deployment deployment = new StateTables.Deployment("conn", "conn", "db");
-        HiveTables taskA = new HiveTables(metastore, "db", "file:/w");
+        HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         taskA.evolveUnderLocks(new StateTables(metastore, "hive_sink", deployment, "file:///s", "conn-t0-a", 1_000)
                 .tableGuard());
         assertBothChangesKept(metastore, taskA, racing -> {
-            HiveTables taskB = new HiveTables(racing, "db", "file:/w");
+            HiveTables taskB = new HiveTables(racing, "db", "file:/w", DEFAULTS);
             taskB.evolveUnderLocks(new StateTables(racing, "hive_sink", deployment, "file:///s", "conn-t1-b", 1_000)
                     .tableGuard());
             return taskB;
@@ -209,10 +212,11 @@ class HiveTablesTest {
     @Test
     void anExistingTableThatTheConnectorCannotWriteIsAClearError() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         tables.ensureTable("orders", V1, BY_DAY);
         ConnectException otherPartitions = assertThrows(ConnectException.class, () -> new HiveTables(metastore, "db",
-                "file:/w").ensureTable("orders", V1, new PartitionSpec(List.of("region"), List.of("string"))));
+                "file:/w", DEFAULTS).ensureTable("orders", V1,
+                        new PartitionSpec(List.of("region"), List.of("string"))));
         assertTrue(otherPartitions.getMessage().contains("is partitioned by [dt] but the connector's partitioner "
                 + "gives [region]"), otherPartitions.getMessage());
 
@@ -229,7 +233,7 @@ class HiveTablesTest {
     @Test
     void aPartitionValueOfAnotherTypeThanTheTablesColumnIsARecordError() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        HiveTables tables = new HiveTables(metastore, "db", "file:/w");
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         PartitionSpec byIntRegion = new PartitionSpec(List.of("region"), List.of("int"));
         tables.ensureTable("orders", V1, byIntRegion);
         tables.ensureTable("orders", V1, new PartitionSpec(List.of("region"), List.of("bigint")));
@@ -237,7 +241,8 @@ class HiveTablesTest {
                 new PartitionSpec(List.of("region"), List.of("string"))));
         assertTrue(text.getMessage().contains("partition column region is int in the table, but the record's value "
                 + "for it is string, which Hive would read as NULL"), text.getMessage());
-        DataException fresh = assertThrows(DataException.class, () -> new HiveTables(metastore, "db", "file:/w")
+        DataException fresh = assertThrows(DataException.class, () -> new HiveTables(metastore, "db", "file:/w",
+                DEFAULTS)
                 .ensureTable("orders", V1, new PartitionSpec(List.of("region"), List.of("boolean"))));
         assertTrue(fresh.getMessage().contains("is int in the table"), fresh.getMessage());
 
@@ -249,7 +254,7 @@ class HiveTablesTest {
 
     @Test
     void aTableNestedDeeperThanHiveCanQueryOrRecursiveIsARecordError() {
-        HiveTables tables = new HiveTables(new InMemoryMetastore(), "db", "file:/w");
+        HiveTables tables = new HiveTables(new InMemoryMetastore(), "db", "file:/w", DEFAULTS);
         tables.ensureTable("nested", nested(HiveTypes.MAX_NESTING), PartitionSpec.UNPARTITIONED);
         DataException deep = assertThrows(DataException.class,
                 () -> tables.ensureTable("deeper", nested(HiveTypes.MAX_NESTING + 1), PartitionSpec.UNPARTITIONED));

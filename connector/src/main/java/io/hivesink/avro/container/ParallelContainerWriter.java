@@ -104,27 +104,14 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
      * @param codecName         one of {@link AvroCodecs#NAMES}
      * @param codecLevel        the codec's level, or -1 for its default (deflate 6, zstandard 3, xz 6)
      * @param syncIntervalBytes uncompressed bytes per block, from {@value #MIN_SYNC_INTERVAL} to 2^30
+     * @param metadata          further entries in every file's metadata (for a reader's sake: not {@code avro.*} keys)
      * @throws IllegalArgumentException for an unknown codec, a level it does not take, or a bad interval; a codec whose
      *                                  native library cannot load fails here too
-     */
-    public ParallelContainerWriter(ExecutorService pool, int threads, String codecName, int codecLevel,
-            int syncIntervalBytes) {
-        this(pool, threads, codecName, codecLevel, syncIntervalBytes, Map.of());
-    }
-
-    /**
-     * As above, with further entries in every file's metadata (for a reader's sake: not {@code avro.*} keys).
      */
     public ParallelContainerWriter(ExecutorService pool, int threads, String codecName, int codecLevel,
             int syncIntervalBytes, Map<String, String> metadata) {
         this(pool, codecName, codecLevel, syncIntervalBytes, BLOCKS_IN_FLIGHT_PER_THREAD * checkThreads(threads),
                 metadata);
-    }
-
-    /** For tests: sets the number of blocks in flight directly. */
-    ParallelContainerWriter(ExecutorService pool, String codecName, int codecLevel, int syncIntervalBytes,
-            int maxBlocksInFlight) {
-        this(pool, codecName, codecLevel, syncIntervalBytes, maxBlocksInFlight, Map.of());
     }
 
     private ParallelContainerWriter(ExecutorService pool, String codecName, int codecLevel, int syncIntervalBytes,

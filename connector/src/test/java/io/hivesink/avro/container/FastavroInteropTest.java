@@ -47,13 +47,14 @@ class FastavroInteropTest {
             for (Map.Entry<String, Object[]> file : files.entrySet()) {
                 String codec = (String) file.getValue()[0];
                 try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, codec,
-                        (Integer) file.getValue()[1], 4096)) {
+                        (Integer) file.getValue()[1], 4096, Map.of())) {
                     Path path = dir.resolve(file.getKey());
                     Files.write(path, ContainerFiles.write(writer, TestRows.SCHEMA, rows.datums, null));
                     paths.add(path.toString());
                 }
             }
-            try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, AvroCodecs.SNAPPY, -1, 4096)) {
+            try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, AvroCodecs.SNAPPY, -1, 4096,
+                    Map.of())) {
                 Path path = dir.resolve("empty.avro");
                 Files.write(path, ContainerFiles.write(writer, TestRows.SCHEMA, new EncodedDatums(), null));
                 paths.add(path.toString());

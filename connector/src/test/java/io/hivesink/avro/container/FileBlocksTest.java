@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,7 +53,7 @@ class FileBlocksTest {
     @ParameterizedTest(name = "{0}, sync interval {1}")
     @MethodSource("io.hivesink.avro.container.ParallelContainerWriterTest#codecsAndIntervals")
     void writesTheBytesOfTheStreamingWrite(String codec, int syncInterval) {
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, codec, -1, syncInterval)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, codec, -1, syncInterval, Map.of())) {
             byte[] streamed = write(writer, TestRows.SCHEMA, rows.datums, sync(3));
             FileBlocks blocks = appendAll(writer, rows.datums, sync(3));
             assertEquals(rows.datums.count(), blocks.count());
@@ -67,7 +68,8 @@ class FileBlocksTest {
     @Test
     void holdsCompressedBlocksInsteadOfRawBytes() throws Exception {
         // records of a few repeated words compress well: the compressed blocks hold much less than the datums
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, AvroCodecs.DEFLATE, -1, 2048)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, AvroCodecs.DEFLATE, -1, 2048,
+                Map.of())) {
             FileBlocks blocks = appendAll(writer, rows.datums, sync(1));
             assertEquals(rows.datums.bytes(), blocks.bytes());
             awaitQuiet();
@@ -94,9 +96,10 @@ class FileBlocksTest {
     void writesWhenThePoolTakesNothing() {
         ExecutorService stopped = Executors.newSingleThreadExecutor();
         stopped.shutdown();
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(stopped, 1, AvroCodecs.SNAPPY, -1, 2048);
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(stopped, 1, AvroCodecs.SNAPPY, -1, 2048,
+                Map.of());
                 ParallelContainerWriter streaming = new ParallelContainerWriter(pool, 2, AvroCodecs.SNAPPY, -1,
-                        2048)) {
+                        2048, Map.of())) {
             FileBlocks blocks = appendAll(writer, rows.datums, sync(5));
             byte[] early = write(writer, TestRows.SCHEMA, blocks, null);
             assertArrayEquals(write(streaming, TestRows.SCHEMA, rows.datums, sync(5)), early,
@@ -106,9 +109,10 @@ class FileBlocksTest {
 
     @Test
     void refusesWhatCannotBeWrittenCorrectly() {
-        try (ParallelContainerWriter snappy = new ParallelContainerWriter(pool, 2, AvroCodecs.SNAPPY, -1, 2048);
+        try (ParallelContainerWriter snappy = new ParallelContainerWriter(pool, 2, AvroCodecs.SNAPPY, -1, 2048,
+                Map.of());
                 ParallelContainerWriter deflate = new ParallelContainerWriter(pool, 2, AvroCodecs.DEFLATE, -1,
-                        2048)) {
+                        2048, Map.of())) {
             FileBlocks blocks = appendAll(snappy, rows.datums, sync(2));
             IllegalArgumentException foreign = assertThrows(IllegalArgumentException.class,
                     () -> deflate.write(TestRows.SCHEMA, blocks, new ByteArrayOutputStream()));

@@ -70,7 +70,7 @@ class ParallelContainerWriterTest {
     }
 
     static ParallelContainerWriter writer(int threads, String codec, int syncInterval) {
-        return new ParallelContainerWriter(POOLS.get(threads), threads, codec, -1, syncInterval);
+        return new ParallelContainerWriter(POOLS.get(threads), threads, codec, -1, syncInterval, Map.of());
     }
 
     static Stream<String> codecs() {
@@ -158,7 +158,7 @@ class ParallelContainerWriterTest {
     void writesTheBytesAvroWritesAtOtherDeflateLevels() {
         for (int level : new int[] {1, 9}) {
             try (ParallelContainerWriter writer =
-                    new ParallelContainerWriter(POOLS.get(2), 2, AvroCodecs.DEFLATE, level, 8192)) {
+                    new ParallelContainerWriter(POOLS.get(2), 2, AvroCodecs.DEFLATE, level, 8192, Map.of())) {
                 byte[] ours = write(writer, TestRows.SCHEMA, rows.datums, sync(3));
                 assertArrayEquals(writeWithAvro(AvroCodecs.DEFLATE, level, 8192, TestRows.SCHEMA, rows.datums, sync(3)),
                         ours, "deflate-" + level);
@@ -173,7 +173,7 @@ class ParallelContainerWriterTest {
         for (int c = 0; c < codecs.length; c++) {
             for (int level : levels[c]) {
                 try (ParallelContainerWriter writer = new ParallelContainerWriter(POOLS.get(2), 2, codecs[c], level,
-                        16384)) {
+                        16384, Map.of())) {
                     byte[] file = write(writer, TestRows.SCHEMA, rows.datums, sync(3));
                     assertReadsBack(file, codecs[c], TestRows.SCHEMA, rows.datums, 16384, expected);
                 }
@@ -292,7 +292,8 @@ class ParallelContainerWriterTest {
     @Test
     void boundedBlocksInFlightAndWrittenInOrder() throws Exception {
         ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newFixedThreadPool(2);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, AvroCodecs.SNAPPY, -1, 64, 3)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 1, AvroCodecs.SNAPPY, -1, 64,
+                Map.of())) {
             // every write of a block checks how many blocks were handed to the pool but not yet written
             long[] maxAhead = new long[1];
             long[] writes = new long[1];
@@ -319,7 +320,8 @@ class ParallelContainerWriterTest {
     @Test
     void progressesWhenThePoolHasNoFreeThread() throws Exception {
         ExecutorService single = Executors.newSingleThreadExecutor();
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(single, 1, AvroCodecs.ZSTANDARD, -1, 256)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(single, 1, AvroCodecs.ZSTANDARD, -1, 256,
+                Map.of())) {
             Future<byte[]> file = single.submit(() -> write(writer, TestRows.SCHEMA, rows.datums, sync(2)));
             byte[] bytes = file.get(30, TimeUnit.SECONDS);
             assertReadsBack(bytes, AvroCodecs.ZSTANDARD, TestRows.SCHEMA, rows.datums, 256, expected);
@@ -331,7 +333,8 @@ class ParallelContainerWriterTest {
     @Test
     void aFailingStreamFailsTheWriteAndTheWriterStaysUsable() throws Exception {
         ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newFixedThreadPool(2);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, AvroCodecs.DEFLATE, -1, 64)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 2, AvroCodecs.DEFLATE, -1, 64,
+                Map.of())) {
             OutputStream failing = new OutputStream() {
                 int writes;
 
@@ -364,13 +367,14 @@ class ParallelContainerWriterTest {
     void aShutDownPoolFailsTheWrite() {
         ExecutorService pool = Executors.newFixedThreadPool(1);
         pool.shutdown();
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 1, AvroCodecs.SNAPPY, -1, 64)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 1, AvroCodecs.SNAPPY, -1, 64,
+                Map.of())) {
             IOException e = assertThrows(IOException.class,
                     () -> writer.write(TestRows.SCHEMA, rows.datums, new ByteArrayOutputStream(), sync(1)));
             assertTrue(e.getMessage().contains("shut down"), e.getMessage());
             // the null codec needs no pool
         }
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 1, AvroCodecs.NULL, -1, 64)) {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, 1, AvroCodecs.NULL, -1, 64, Map.of())) {
             assertReadsBack(write(writer, TestRows.SCHEMA, rows.datums, sync(1)), AvroCodecs.NULL, TestRows.SCHEMA,
                     rows.datums, 64, expected);
         }
@@ -419,19 +423,20 @@ class ParallelContainerWriterTest {
     @Test
     void rejectsBadSettings() {
         ExecutorService pool = POOLS.get(1);
-        assertThrows(IllegalArgumentException.class, () -> new ParallelContainerWriter(pool, 1, "lz4", -1, 1024));
+        assertThrows(IllegalArgumentException.class, () -> new ParallelContainerWriter(pool, 1, "lz4", -1, 1024,
+                Map.of()));
         assertThrows(IllegalArgumentException.class,
-                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.DEFLATE, 10, 1024));
+                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.DEFLATE, 10, 1024, Map.of()));
         assertThrows(IllegalArgumentException.class,
-                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.ZSTANDARD, 23, 1024));
+                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.ZSTANDARD, 23, 1024, Map.of()));
         assertThrows(IllegalArgumentException.class, () -> new ParallelContainerWriter(pool, 1, AvroCodecs.XZ, 10,
-                1024));
+                1024, Map.of()));
         assertThrows(IllegalArgumentException.class,
-                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.SNAPPY, -1, 31));
+                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.SNAPPY, -1, 31, Map.of()));
         assertThrows(IllegalArgumentException.class,
-                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.SNAPPY, -1, (1 << 30) + 1));
+                () -> new ParallelContainerWriter(pool, 1, AvroCodecs.SNAPPY, -1, (1 << 30) + 1, Map.of()));
         assertThrows(IllegalArgumentException.class,
-                () -> new ParallelContainerWriter(pool, 0, AvroCodecs.SNAPPY, -1, 1024));
+                () -> new ParallelContainerWriter(pool, 0, AvroCodecs.SNAPPY, -1, 1024, Map.of()));
         try (ParallelContainerWriter writer = writer(1, AvroCodecs.NULL, 1024)) {
             assertThrows(IllegalArgumentException.class,
                     () -> writer.write(TestRows.SCHEMA, rows.datums, new ByteArrayOutputStream(), new byte[15]));

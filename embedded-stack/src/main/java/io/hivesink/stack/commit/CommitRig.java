@@ -1,6 +1,6 @@
 package io.hivesink.stack.commit;
 
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
@@ -11,20 +11,19 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.BatchBuffer;
-import io.hivesink.batch.TableLayouts;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
-import io.hivesink.commit.Ledger;
-import io.hivesink.commit.StateTables;
-import io.hivesink.commit.TaskRun;
-import io.hivesink.fs.StagingArea;
-import io.hivesink.metastore.HiveTables;
+import io.hivesink.config.AvroConfig;
+import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.MetastoreConfig;
+import io.hivesink.config.PartitionConfig;
+import io.hivesink.config.StorageConfig;
+import io.hivesink.config.TablesConfig;
 import io.hivesink.metastore.Metastore;
-import io.hivesink.route.TableRouter;
+import io.hivesink.task.TaskParts;
 
 /**
  * Task instances of the commit protocol without Connect around them, on a real FileSystem and metastore: for
@@ -45,22 +44,36 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
             .field("note", Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
-    /** A new instance of a connector's task, started with the given fencing. */
+    /**
+     * A new instance of a connector's task, started with the given fencing: its parts built as a task builds them,
+     * from the connector's properties ({@link #properties}).
+     */
     public Task task(String connector, int taskId, FaultInjector faults, Fencing fencing) {
-        String instance = connector + "-t" + taskId + "-" + Long.toString(System.nanoTime(), 36);
-        String staging = warehouse + "/.hive-sink-staging/" + connector;
-        HiveTables tables = new HiveTables(metastore, database, warehouse);
-        BatchBuffer buffer = new BatchBuffer(new TableRouter(Map.of()), new TableLayouts(database,
-                List.of("bucket")), instance, pool, 4);
-        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(tables,
-                new StagingArea(fs, new org.apache.hadoop.fs.Path(staging + "/task-" + taskId)),
-                new ParallelContainerWriter(pool, 2, "snappy", -1, 1 << 20),
-                new Ledger(tables, metastore, "hive_sink_ledger"),
-                new StateTables(metastore, database, new StateTables.Deployment(connector,
-                        connector.replace('-', '_'), database), staging + "/state", instance),
-                faults, new TaskRun(connector, taskId, instance), System::currentTimeMillis);
-        Fencing active = committer.start(fencing);
-        return new Task(buffer, committer, active);
+        TaskParts parts = TaskParts.build(properties(connector, taskId), fs, metastore, pool, faults,
+                System::currentTimeMillis);
+        Fencing active = parts.committer().start(fencing);
+        return new Task(parts.buffer(), parts.committer(), active);
+    }
+
+    /**
+     * The properties of a connector whose tables and task state live in {@link #database} under {@link #warehouse},
+     * partitioned by bucket, its staging beside the warehouse.
+     */
+    public Map<String, String> properties(String connector, int taskId) {
+        Map<String, String> props = new HashMap<>();
+        props.put("name", connector);
+        props.put(HiveSinkConfig.TASK_ID, Integer.toString(taskId));
+        props.put(StorageConfig.FS_URL, fs.getUri().toString());
+        String warehouseDir = new org.apache.hadoop.fs.Path(warehouse).toUri().getPath();
+        props.put(StorageConfig.WAREHOUSE_DIR, warehouseDir);
+        props.put(StorageConfig.STAGING_DIR, warehouseDir + "/.hive-sink-staging");
+        props.put(MetastoreConfig.METASTORE_URIS, "thrift://commit-rig.invalid:9083"); // the client is given
+        props.put(TablesConfig.DATABASE, database);
+        props.put(TablesConfig.STATE_DATABASE, database);
+        props.put(PartitionConfig.PARTITION_FIELDS, "bucket");
+        props.put(AvroConfig.AVRO_CODEC, "snappy");
+        props.put(AvroConfig.WRITER_THREADS, "2");
+        return props;
     }
 
     /** One task instance: what it buffers and how it commits. */

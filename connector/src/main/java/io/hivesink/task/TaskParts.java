@@ -1,0 +1,177 @@
+package io.hivesink.task;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.batch.BatchBuffer;
+import io.hivesink.batch.FlushPolicy;
+import io.hivesink.batch.TableLayouts;
+import io.hivesink.commit.ExactlyOnceCommitter;
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.Ledger;
+import io.hivesink.commit.StateDatabase;
+import io.hivesink.commit.StateTables;
+import io.hivesink.commit.TaskRun;
+import io.hivesink.config.BatchConfig;
+import io.hivesink.config.HiveSinkConfig;
+import io.hivesink.config.InputConfig;
+import io.hivesink.config.PerTableConfig;
+import io.hivesink.config.StorageConfig;
+import io.hivesink.config.TableSettings;
+import io.hivesink.config.TablesConfig;
+import io.hivesink.fs.StagingArea;
+import io.hivesink.input.ConfluentAvroInput;
+import io.hivesink.input.ConnectInput;
+import io.hivesink.input.RecordInput;
+import io.hivesink.input.SchemaRegistryClient;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.TableOptions;
+import io.hivesink.route.Partitioners;
+import io.hivesink.route.TableRouter;
+
+/**
+ * The parts of a task that land batches, built from the connector's configuration in part groups: storage (the
+ * FileSystem, the warehouse, the task's staging), metastore (tables, task state, ledger), writers (the file writer of
+ * each table, on the task's pool) and batch (the open batch, its flush policy), with the committer over them.
+ * {@link TaskAssembly} builds them for a task and adds Connect's side; rigs that run the commit protocol without
+ * Connect (protocol tests, the commit benchmark) build the same parts from a test config ({@link #build}), so that
+ * paths, table names and instance ids follow one convention.
+ */
+public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, TableWriters writers,
+        BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer) {
+
+    private static final Logger log = LoggerFactory.getLogger(TaskParts.class);
+
+    /** Where the task's files go: the FileSystem, the warehouse and the task's staging directory. */
+    public record Storage(FileSystem fs, String warehouseUri, Path connectorStaging, StagingArea staging) {
+
+        static Storage on(FileSystem fs, StorageConfig config, TaskRun run) {
+            String warehouseUri = fs.makeQualified(new Path(config.warehouseDir())).toString();
+            Path connectorStaging = new Path(fs.makeQualified(new Path(config.stagingDir())),
+                    TableRouter.hiveSafeName(run.connector()));
+            return new Storage(fs, warehouseUri, connectorStaging,
+                    new StagingArea(fs, new Path(connectorStaging, "task-" + run.task())));
+        }
+    }
+
+    /** What the task keeps in the metastore: the tables it lands in, its task state and the ledger. */
+    public record MetastoreParts(Metastore client, HiveTables tables, StateTables states, Ledger ledger) {
+
+        static MetastoreParts of(Metastore client, HiveSinkConfig config, TableSettings settings, Storage storage,
+                TaskRun run) {
+            TablesConfig tablesConfig = config.tables();
+            String database = tablesConfig.database();
+            HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
+                    table -> tableOptions(storage.fs(), settings, table));
+            StateTables.Deployment deployment = new StateTables.Deployment(run.connector(),
+                    TableRouter.hiveSafeName(run.connector()), database);
+            String stateLocation = new Path(storage.connectorStaging(), "state").toString();
+            StateTables states = StateDatabase.locate(client, tablesConfig.stateDatabase(), database,
+                    storage.warehouseUri(), in -> new StateTables(client, in, deployment, stateLocation,
+                            run.instance(), config.metastore().lockStaleMs()));
+            return new MetastoreParts(client, tables, states,
+                    new Ledger(tables, client, tablesConfig.ledgerTable()));
+        }
+    }
+
+    /**
+     * One run of a task: the instance id is unique per run, so that batch ids (and so file names) never collide with
+     * an earlier run's, and a zombie run of this task is told apart from the live one.
+     */
+    public static TaskRun run(String connector, int taskId, LongSupplier clock) {
+        String instance = TableRouter.hiveSafeName(connector) + "-t" + taskId + "-"
+                + Long.toString(clock.getAsLong(), 36) + "-"
+                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+        return new TaskRun(connector, taskId, instance);
+    }
+
+    /**
+     * The parts of a task from its properties, on a FileSystem and metastore client the caller opened, and a pool it
+     * owns; the staging directory is prepared. The committer is not started. Without Connect there is no errant-record
+     * reporter: records that cannot land are set aside ({@code errors.tolerance=all}) or fail the batch.
+     */
+    public static TaskParts build(Map<String, String> props, FileSystem fs, Metastore metastore,
+            ExecutorService pool, FaultInjector faults, LongSupplier clock) {
+        HiveSinkConfig config = HiveSinkConfig.parse(props);
+        TaskRun run = run(props.getOrDefault("name", "hive-sink"),
+                Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0")), clock);
+        Storage storage = Storage.on(fs, config.storage(), run);
+        storage.staging().prepare("the test's user");
+        boolean rejectBadRecords = "all".equalsIgnoreCase(
+                props.getOrDefault(RejectedRecords.ERRORS_TOLERANCE, "none").trim());
+        return assemble(config, props, run, storage, metastore, pool, faults, clock, rejectBadRecords);
+    }
+
+    /** The parts over storage and a metastore client that are ready. */
+    static TaskParts assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run, Storage storage,
+            Metastore client, ExecutorService pool, FaultInjector faults, LongSupplier clock,
+            boolean rejectBadRecords) {
+        TableSettings settings = TableSettings.of(props);
+        MetastoreParts metastore = MetastoreParts.of(client, config, settings, storage, run);
+        int threads = config.avro().writerThreads();
+        TableWriters writers = new TableWriters(settings, pool, threads, config.avro().syncIntervalBytes());
+        ExactlyOnceCommitter committer = new ExactlyOnceCommitter(metastore.tables(), storage.staging(),
+                writers::forTable, metastore.ledger(), metastore.states(), faults, run, clock);
+        // a bad partitioner class fails the start, not a batch
+        Partitioners.create(config.partitioning().partitioners(), props);
+        String database = config.tables().database();
+        TableLayouts layouts = new TableLayouts(database,
+                table -> Partitioners.create(settings.configFor(table).partitioners(), settings.settingsFor(table)),
+                (table, schema, partitionSpec) -> metastore.tables().ensureTable(table, schema, partitionSpec));
+        BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(config.tables()), layouts,
+                run.instance(), pool, 2 * threads + 2, rejectBadRecords,
+                config.avro().compressEarly() ? writers::forTable : null);
+        return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer);
+    }
+
+    private static RecordInput recordInput(HiveSinkConfig config) {
+        InputConfig input = config.input();
+        RecordInput values = valueInput(config);
+        if (input.nullValues() == InputConfig.NullValues.IGNORE) {
+            log.info("Records with a null value (tombstones) are skipped ({}=ignore)",
+                    InputConfig.BEHAVIOR_ON_NULL_VALUES);
+            return values.ignoringTombstones();
+        }
+        return values;
+    }
+
+    private static RecordInput valueInput(HiveSinkConfig config) {
+        InputConfig input = config.input();
+        if (!input.confluentAvro()) {
+            return ConnectInput.INSTANCE;
+        }
+        SchemaRegistryClient registry = new SchemaRegistryClient(new SchemaRegistryClient.Settings(
+                input.registryUrls(), input.registryBasicAuth().value(), input.registryTruststoreLocation(),
+                input.registryTruststorePassword().value(), input.registryRequestTimeout(),
+                input.registryRetryAttempts(), input.registryRetryBackoff(), input.registryRetryBackoffMax()));
+        log.info("Values are Avro framed by Confluent's serializer, passed through as they are; schemas from {}",
+                input.registryUrls());
+        return new ConfluentAvroInput(registry::schemaById, config.tables().routeField());
+    }
+
+    private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {
+        Map<String, Long> tableLimits = new HashMap<>();
+        for (String table : tableSettings.tablesSetting(BatchConfig.BATCH_MAX_RECORDS)) {
+            tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
+        }
+        BatchConfig batch = config.batch();
+        return new FlushPolicy(batch.maxRecords(), batch.maxBytes(), batch.maxIntervalMs(), batch.maxIdleMs(),
+                tableLimits);
+    }
+
+    private static TableOptions tableOptions(FileSystem fs, TableSettings settings, String table) {
+        PerTableConfig tableConfig = settings.configFor(table);
+        String location = settings.location(table);
+        return new TableOptions(location == null ? null : fs.makeQualified(new Path(location)).toString(),
+                tableConfig.tableProperties(), tableConfig.schemaEvolution());
+    }
+}
