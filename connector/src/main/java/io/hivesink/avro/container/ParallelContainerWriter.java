@@ -7,19 +7,15 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 import org.apache.avro.Schema;
 
@@ -60,9 +56,8 @@ import io.hivesink.config.AvroCodecs;
  * writer later writes from those blocks, with the same bytes as a streaming write with its sync marker.
  *
  * <h2>Codec contexts</h2>
- * Compressors (deflaters, zstd contexts, xz array caches, and the like) are kept by the writer in a free list and
- * reused by whichever thread compresses the next block; at most one per thread that compresses at the same time, so at
- * most {@code pool threads + 1}. {@link #close()} releases them (the zstd contexts and deflaters hold native memory).
+ * Compressors are reused across blocks and threads ({@link CodecContexts}): at most {@code pool threads + 1}.
+ * {@link #close()} releases them.
  *
  * <h2>Threads and ownership</h2>
  * One instance writes one file at a time: {@link #write} must not be called concurrently on the same instance (it
@@ -85,16 +80,14 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final ExecutorService pool;
-    private final String codecName;
     private final byte[] codecNameBytes;
     private final Map<String, byte[]> metadata;
     private final int syncInterval;
+    private final BlockCuts cuts;
     private final int maxBlocksInFlight;
-    /** Null for codec {@code null}. */
-    private final Supplier<BlockCodecs.Compressor> compressorFactory;
-    private final Deque<BlockCodecs.Compressor> idleCompressors = new ConcurrentLinkedDeque<>();
+    private final CodecContexts codecs;
     /** Block buffers kept for the next blocks; touched only by the thread that is writing. */
-    private final ArrayDeque<Block> idleBlocks = new ArrayDeque<>();
+    private final ArrayDeque<StreamedBlock> idleBlocks = new ArrayDeque<>();
     private final AtomicBoolean writing = new AtomicBoolean();
     private volatile boolean closed;
 
@@ -110,22 +103,13 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
      */
     public ParallelContainerWriter(ExecutorService pool, int threads, String codecName, int codecLevel,
             int syncIntervalBytes, Map<String, String> metadata) {
-        this(pool, codecName, codecLevel, syncIntervalBytes, BLOCKS_IN_FLIGHT_PER_THREAD * checkThreads(threads),
-                metadata);
-    }
-
-    private ParallelContainerWriter(ExecutorService pool, String codecName, int codecLevel, int syncIntervalBytes,
-            int maxBlocksInFlight, Map<String, String> metadata) {
         this.pool = Objects.requireNonNull(pool, "pool");
-        this.codecName = Objects.requireNonNull(codecName, "codecName");
+        Objects.requireNonNull(codecName, "codecName");
         if (syncIntervalBytes < MIN_SYNC_INTERVAL || syncIntervalBytes > MAX_SYNC_INTERVAL) {
             throw new IllegalArgumentException("The sync interval must be from " + MIN_SYNC_INTERVAL + " to "
                     + MAX_SYNC_INTERVAL + " bytes, not " + syncIntervalBytes);
         }
-        if (maxBlocksInFlight < 1) {
-            throw new IllegalArgumentException("At least one block must be allowed in flight");
-        }
-        this.compressorFactory = BlockCodecs.factory(codecName, codecLevel);
+        this.codecs = new CodecContexts(codecName, codecLevel);
         this.codecNameBytes = codecName.getBytes(StandardCharsets.UTF_8);
         Map<String, byte[]> entries = new LinkedHashMap<>(); // in the caller's order, as DataFileWriter.setMeta
         metadata.forEach((key, value) -> {
@@ -136,7 +120,8 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         });
         this.metadata = Collections.unmodifiableMap(entries);
         this.syncInterval = syncIntervalBytes;
-        this.maxBlocksInFlight = maxBlocksInFlight;
+        this.cuts = new BlockCuts(syncIntervalBytes);
+        this.maxBlocksInFlight = BLOCKS_IN_FLIGHT_PER_THREAD * checkThreads(threads);
     }
 
     private static int checkThreads(int threads) {
@@ -230,7 +215,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
             }
             byte[] marker = sync.clone();
             long written = writeHeader(schema, marker, out);
-            written += compressorFactory == null ? writeUncompressed(datums, marker, out)
+            written += codecs.uncompressed() ? cuts.writeUncompressed(datums, marker, out)
                     : writeCompressed(datums, marker, out);
             out.flush();
             return written;
@@ -262,36 +247,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
      * {@code out}.
      */
     void compress(byte[] source, int offset, int size, BlockBuffer out) throws IOException {
-        if (compressorFactory == null) {
-            out.write(source, offset, size);
-            return;
-        }
-        BlockCodecs.Compressor compressor = borrowCompressor();
-        boolean reusable = false;
-        try {
-            compressor.compress(source, offset, size, out);
-            reusable = true;
-        } finally {
-            if (reusable) {
-                giveBack(compressor);
-            } else {
-                compressor.close();
-            }
-        }
-    }
-
-    /** Keeps a compressor for the next block, unless the writer closed meanwhile (it may hold native memory). */
-    private void giveBack(BlockCodecs.Compressor compressor) {
-        idleCompressors.offerFirst(compressor);
-        if (closed) {
-            closeIdleCompressors();
-        }
-    }
-
-    private void closeIdleCompressors() {
-        for (BlockCodecs.Compressor compressor; (compressor = idleCompressors.pollFirst()) != null;) {
-            compressor.close();
-        }
+        codecs.compress(source, offset, size, out);
     }
 
     /** Releases the compressors and buffers. Neither the pool nor any stream is touched. Idempotent. */
@@ -303,73 +259,25 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         try {
             closed = true;
             idleBlocks.clear();
-            closeIdleCompressors();
+            codecs.close();
         } finally {
             writing.set(false);
         }
     }
 
-    /** The end (exclusive) of the block that starts at datum {@code first}: Avro's rule, see the class comment. */
-    private int blockEnd(DatumSource datums, int first) {
-        int count = datums.count();
-        int end = first;
-        long size = 0;
-        do {
-            size += datums.length(end++);
-        } while (end < count && size < syncInterval && size + datums.length(end) <= MAX_BLOCK_BYTES);
-        return end;
-    }
-
-    private static long sizeOf(DatumSource datums, int first, int end) {
-        long size = 0;
-        for (int i = first; i < end; i++) {
-            size += datums.length(i);
-        }
-        return size;
-    }
-
-    private long writeUncompressed(DatumSource datums, byte[] sync, OutputStream out) throws IOException {
-        byte[] head = new byte[2 * AvroLongs.MAX_SIZE];
-        long written = 0;
-        int count = datums.count();
-        for (int first = 0; first < count;) {
-            int end = blockEnd(datums, first);
-            long size = sizeOf(datums, first, end);
-            int headSize = AvroLongs.put(size, head, AvroLongs.put(end - first, head, 0));
-            out.write(head, 0, headSize);
-            // one write per run of datums lying back to back in a page
-            int i = first;
-            while (i < end) {
-                byte[] page = datums.page(i);
-                int runStart = datums.start(i);
-                int runEnd = runStart + datums.length(i);
-                i++;
-                while (i < end && datums.page(i) == page && datums.start(i) == runEnd) {
-                    runEnd += datums.length(i);
-                    i++;
-                }
-                out.write(page, runStart, runEnd - runStart);
-            }
-            out.write(sync, 0, SYNC_SIZE);
-            written += headSize + size + SYNC_SIZE;
-            first = end;
-        }
-        return written;
-    }
-
     private long writeCompressed(DatumSource datums, byte[] sync, OutputStream out) throws IOException {
-        ArrayDeque<Block> inFlight = new ArrayDeque<>(maxBlocksInFlight);
+        ArrayDeque<StreamedBlock> inFlight = new ArrayDeque<>(maxBlocksInFlight);
         boolean finished = false;
         try {
             long written = 0;
             int count = datums.count();
             for (int first = 0; first < count;) {
-                int end = blockEnd(datums, first);
+                int end = cuts.end(datums, first);
                 while (inFlight.size() >= maxBlocksInFlight) {
                     written += writeOldest(inFlight, out);
                 }
-                Block block = idleBlocks.isEmpty() ? new Block() : idleBlocks.pop();
-                block.prepare(datums, first, end, (int) sizeOf(datums, first, end), sync);
+                StreamedBlock block = idleBlocks.isEmpty() ? new StreamedBlock(codecs) : idleBlocks.pop();
+                block.prepare(datums, first, end, (int) BlockCuts.size(datums, first, end), sync);
                 inFlight.addLast(block);
                 submit(block);
                 while (!inFlight.isEmpty() && inFlight.peekFirst().task.isDone()) {
@@ -389,7 +297,7 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         }
     }
 
-    private void submit(Block block) throws IOException {
+    private void submit(StreamedBlock block) throws IOException {
         block.task = new FutureTask<>(block);
         try {
             pool.execute(block.task);
@@ -402,8 +310,8 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
     }
 
     /** Waits for the oldest block (compressing it here if no pool thread has started it), then writes it. */
-    private long writeOldest(ArrayDeque<Block> inFlight, OutputStream out) throws IOException {
-        Block block = inFlight.peekFirst();
+    private long writeOldest(ArrayDeque<StreamedBlock> inFlight, OutputStream out) throws IOException {
+        StreamedBlock block = inFlight.peekFirst();
         awaitCompressed(block.task);
         inFlight.pollFirst();
         int length = block.out.position() - block.frameStart;
@@ -429,17 +337,18 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
             if (cause instanceof Error error) {
                 throw error;
             }
-            throw new IOException("Could not compress an Avro block with codec " + codecName + ": " + cause, cause);
+            throw new IOException("Could not compress an Avro block with codec " + codecs.codecName() + ": " + cause,
+                    cause);
         }
     }
 
     /** After a failure: lets every block still in flight finish (doing nothing), so no task outlives the write. */
-    private void abandon(ArrayDeque<Block> inFlight) {
-        for (Block block : inFlight) {
+    private void abandon(ArrayDeque<StreamedBlock> inFlight) {
+        for (StreamedBlock block : inFlight) {
             block.abandoned = true;
         }
         boolean interrupted = Thread.interrupted();
-        for (Block block : inFlight) {
+        for (StreamedBlock block : inFlight) {
             block.task.run();
             while (true) {
                 try {
@@ -475,71 +384,4 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
         }
     }
 
-    private BlockCodecs.Compressor borrowCompressor() {
-        BlockCodecs.Compressor compressor = idleCompressors.pollFirst();
-        return compressor != null ? compressor : compressorFactory.get();
-    }
-
-    /** One block in flight: which datums, and the buffer its framed, compressed bytes go to. */
-    private final class Block implements Callable<Void> {
-        final BlockBuffer out = new BlockBuffer(256);
-        /** The block's datums copied back to back, when they do not already lie so in one page. */
-        byte[] gathered;
-        DatumSource datums;
-        int first;
-        int end;
-        int size;
-        byte[] sync;
-        volatile boolean abandoned;
-        FutureTask<Void> task;
-        int frameStart;
-
-        void prepare(DatumSource datums, int first, int end, int size, byte[] sync) {
-            this.datums = datums;
-            this.first = first;
-            this.end = end;
-            this.size = size;
-            this.sync = sync;
-            this.abandoned = false;
-        }
-
-        void release() {
-            datums = null;
-            task = null;
-        }
-
-        @Override
-        public Void call() throws IOException {
-            if (abandoned) {
-                return null;
-            }
-            byte[] source = datums.page(first);
-            int offset = datums.start(first);
-            int next = offset + datums.length(first);
-            for (int i = first + 1; i < end && source != null; i++) {
-                if (datums.page(i) == source && datums.start(i) == next) {
-                    next += datums.length(i);
-                } else {
-                    source = null;
-                }
-            }
-            if (source == null) { // not back to back in one page: copy them together
-                if (gathered == null || gathered.length < size) {
-                    gathered = new byte[size + (size >> 3)];
-                }
-                int at = 0;
-                for (int i = first; i < end; i++) {
-                    int length = datums.length(i);
-                    System.arraycopy(datums.page(i), datums.start(i), gathered, at, length);
-                    at += length;
-                }
-                source = gathered;
-                offset = 0;
-            }
-            out.reset();
-            compress(source, offset, size, out);
-            frameStart = out.frame(end - first, sync);
-            return null;
-        }
-    }
 }
