@@ -14,7 +14,6 @@ import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.SerDeInfo;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 import org.apache.hadoop.hive.metastore.api.Table;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 
 import io.hivesink.metastore.ConditionalAlter;
@@ -46,10 +45,6 @@ public final class StateTables {
     }
 
     static final String VERSION = "hive-sink.version";
-    static final String OWNER = "hive-sink.owner";
-    static final String INTENT = "hive-sink.intent";
-    static final String LAST_BATCH = "hive-sink.last-batch";
-    static final String OFFSETS = "hive-sink.offsets";
     static final String KIND = "hive-sink.kind";
     static final String TABLES_DATABASE = "hive-sink.tables-database";
     /** The connector's own name: two names that become one table name in Hive must not share these tables. */
@@ -75,12 +70,6 @@ public final class StateTables {
      * @param database the database the state tables are in
      * @param location a directory for the tables' (always empty) locations
      * @param writer this task instance, part of every version it writes so versions are unique across writers
-     */
-    public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer) {
-        this(metastore, database, deployment, location, writer, STALE_LOCK_MS);
-    }
-
-    /**
      * @param staleLockMs where writes are fenced by locks, how long a lock ahead of a writer may show no sign of life
      *     before it is taken for left behind and broken ({@link StateLocks})
      */
@@ -124,14 +113,14 @@ public final class StateTables {
             Matcher m = namePattern.matcher(table.getTableName().toLowerCase(java.util.Locale.ROOT));
             if (m.matches()) {
                 int task = Integer.parseInt(m.group(1));
-                states.put(task, decode(task, ours(table)));
+                states.put(task, StateParameters.decode(task, ours(table)));
             }
         }
         return states;
     }
 
     public Stored read(int task) {
-        return metastore.getTable(database, tableName(task)).map(t -> decode(task, ours(t)))
+        return metastore.getTable(database, tableName(task)).map(t -> StateParameters.decode(task, ours(t)))
                 .orElseThrow(() -> new MetastoreException("The state table " + database + "." + tableName(task)
                         + " has disappeared from the metastore.", null));
     }
@@ -181,7 +170,7 @@ public final class StateTables {
      */
     public Stored write(Stored current, TaskState next) {
         Table table = withVersion(current, counter(current.version()) + 1, Long.toString(++writes));
-        encode(next, table.getParameters());
+        StateParameters.encode(next, table.getParameters());
         table.getParameters().put(CONNECTOR, deployment.connector()); // a table made before it was recorded
         boolean written = fencing == Fencing.LOCKS ? writeUnderLock(table, current.version())
                 : metastore.alterTableIf(table, VERSION, current.version()).isWritten();
@@ -395,54 +384,5 @@ public final class StateTables {
         table.setPartitionKeys(new ArrayList<>());
         table.setParameters(params);
         return table;
-    }
-
-    static Stored decode(int task, Table table) {
-        Map<String, String> params = table.getParameters() == null ? Map.of() : table.getParameters();
-        DurableFormat.TASK_STATE.check(params.get(DurableFormat.TASK_STATE.key()), "of task " + task + " in table "
-                + table.getDbName() + "." + table.getTableName());
-        Map<TopicPartition, TaskState.PartitionState> partitions = new HashMap<>();
-        for (String line : ParameterLines.get(params, OFFSETS)) {
-            String[] f = line.split("\t", -1);
-            partitions.put(new TopicPartition(f[0], Integer.parseInt(f[1])),
-                    new TaskState.PartitionState(Long.parseLong(f[2]), "owned".equals(f[3])));
-        }
-        TaskState.Intent intent = null;
-        String intentValue = params.get(INTENT);
-        if (intentValue != null && !intentValue.isEmpty()) {
-            String[] f = intentValue.split("\t", 2);
-            intent = new TaskState.Intent(f[0], f[1]);
-        }
-        TaskState state = new TaskState(params.get(OWNER), partitions, intent, params.get(LAST_BATCH));
-        return new Stored(task, state, params.getOrDefault(VERSION, "0"), table);
-    }
-
-    static void encode(TaskState state, Map<String, String> params) {
-        List<String> lines = new ArrayList<>();
-        state.partitions().entrySet().stream()
-                .sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
-                .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t"
-                        + e.getValue().nextOffset() + "\t" + (e.getValue().owned() ? "owned" : "released")));
-        ParameterLines.put(params, OFFSETS, lines);
-        DurableFormat.TASK_STATE.stamp(params);
-        putOrRemove(params, OWNER, state.owner());
-        putOrRemove(params, LAST_BATCH, state.lastBatch());
-        putOrRemove(params, INTENT, state.intent() == null ? null
-                : state.intent().batchId() + "\t" + state.intent().manifestPath());
-        for (Map.Entry<String, String> e : params.entrySet()) {
-            if (e.getValue().length() > ParameterLines.MAX_VALUE_CHARS) {
-                throw new IllegalArgumentException("Metastore parameter " + e.getKey() + " would hold "
-                        + e.getValue().length() + " characters, more than the " + ParameterLines.MAX_VALUE_CHARS
-                        + " every metastore backend accepts.");
-            }
-        }
-    }
-
-    private static void putOrRemove(Map<String, String> params, String key, String value) {
-        if (value == null) {
-            params.remove(key);
-        } else {
-            params.put(key, value);
-        }
     }
 }

@@ -60,16 +60,16 @@ class DurableFormatTest {
     @Test
     void aTaskStateCarriesItsVersionAndAnUnknownOneIsRefused() {
         Map<String, String> params = new HashMap<>();
-        StateTables.encode(TaskState.EMPTY.claimed("conn-t3-x", List.of(TP), Map.of(TP, 7L)), params);
+        StateParameters.encode(TaskState.EMPTY.claimed("conn-t3-x", List.of(TP), Map.of(TP, 7L)), params);
         assertEquals("1", params.get("hive-sink.state.format"));
 
         Map<String, String> unversioned = new HashMap<>(params);
         unversioned.remove("hive-sink.state.format");
         assertEquals(Map.of(TP, new TaskState.PartitionState(7L, true)),
-                StateTables.decode(3, table(unversioned)).state().partitions(), "written before versions: read");
+                StateParameters.decode(3, table(unversioned)).state().partitions(), "written before versions: read");
 
         params.put("hive-sink.state.format", "2");
-        ConnectException e = assertThrows(ConnectException.class, () -> StateTables.decode(3, table(params)));
+        ConnectException e = assertThrows(ConnectException.class, () -> StateParameters.decode(3, table(params)));
         assertEquals("The task state of task 3 in table shop.hive_sink_state_conn_3 is in format version 2 "
                 + "(hive-sink.state.format), which this hive-sink release does not read: it reads version 1 only. "
                 + "A newer hive-sink release wrote it; run that release (or a newer one) again. hive-sink cannot go "

@@ -137,7 +137,7 @@ class ExactlyOnceCommitterTest {
         metastore.failNextAddPartitions = true; // its intent durable, its files moved; its partitions not registered
         assertThrows(org.apache.kafka.connect.errors.RetriableException.class, task::commit);
         // the batch is dropped (its partitions closed); MSCK REPAIR TABLE then adds its ledger partition, bare
-        String dropped = StateTables.decode(0, metastore.tables.get("db.hive_sink_state_conn_0")).state().intent()
+        String dropped = StateParameters.decode(0, metastore.tables.get("db.hive_sink_state_conn_0")).state().intent()
                 .batchId();
         org.apache.hadoop.hive.metastore.api.Partition repaired = new org.apache.hadoop.hive.metastore.api.Partition();
         repaired.setDbName("db");
@@ -326,8 +326,8 @@ class ExactlyOnceCommitterTest {
             if (!claimed[0]) { // task 1 claims events-0 from task 0 while task 0's new run probes
                 claimed[0] = true;
                 Table state = metastore.tables.get(live);
-                TaskState before = StateTables.decode(0, state).state();
-                StateTables.encode(new TaskState(before.owner(), Map.of(EVENTS_0,
+                TaskState before = StateParameters.decode(0, state).state();
+                StateParameters.encode(new TaskState(before.owner(), Map.of(EVENTS_0,
                         new TaskState.PartitionState(5, false)), before.intent(), before.lastBatch()),
                         state.getParameters());
                 bumpVersion(state);
@@ -336,7 +336,7 @@ class ExactlyOnceCommitterTest {
         Task restarted = new Task(metastore, 0, FaultInjector.NONE);
         assertEquals(Fencing.LOCKS, restarted.committer.start(Fencing.AUTO));
         assertTrue(claimed[0]);
-        assertFalse(StateTables.decode(0, metastore.tables.get(live)).state().owns(EVENTS_0),
+        assertFalse(StateParameters.decode(0, metastore.tables.get(live)).state().owns(EVENTS_0),
                 "the claim made during the probe stands");
     }
 

@@ -26,24 +26,24 @@ class StateTablesTest {
                 "conn-t0-abc-6");
         Map<String, String> params = new HashMap<>();
         params.put("hive-sink.offsets.99", "left over from a bigger assignment");
-        StateTables.encode(state, params);
+        StateParameters.encode(state, params);
 
         assertTrue(params.size() > 20, "split over many keys: " + params.size());
         params.forEach((key, value) -> assertTrue(value.length() <= ParameterLines.MAX_VALUE_CHARS,
                 key + " holds " + value.length() + " characters"));
         Table table = new Table();
         table.setParameters(params);
-        TaskState decoded = StateTables.decode(0, table).state();
+        TaskState decoded = StateParameters.decode(0, table).state();
         assertEquals(state, decoded);
     }
 
     @Test
     void anEmptyStateHasNoIntentAndNoOffsets() {
         Map<String, String> params = new HashMap<>();
-        StateTables.encode(TaskState.EMPTY, params);
+        StateParameters.encode(TaskState.EMPTY, params);
         Table table = new Table();
         table.setParameters(params);
-        TaskState decoded = StateTables.decode(3, table).state();
+        TaskState decoded = StateParameters.decode(3, table).state();
         assertEquals(Map.of(), decoded.partitions());
         assertNull(decoded.intent());
     }

@@ -1,0 +1,76 @@
+package io.hivesink.commit;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.hadoop.hive.metastore.api.Table;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * How a {@link TaskState} is written in its state table's parameters: one line per Kafka partition (topic, partition,
+ * next offset, owned or released), the owner, the intent and the last batch, each under a key of its own, stamped
+ * with the format's version ({@link DurableFormat#TASK_STATE}) and kept within what every metastore backend stores.
+ */
+final class StateParameters {
+
+    static final String OWNER = "hive-sink.owner";
+    static final String INTENT = "hive-sink.intent";
+    static final String LAST_BATCH = "hive-sink.last-batch";
+    static final String OFFSETS = "hive-sink.offsets";
+
+    private StateParameters() {
+    }
+
+    /** The task's state as its table's parameters hold it. */
+    static StateTables.Stored decode(int task, Table table) {
+        Map<String, String> params = table.getParameters() == null ? Map.of() : table.getParameters();
+        DurableFormat.TASK_STATE.check(params.get(DurableFormat.TASK_STATE.key()), "of task " + task + " in table "
+                + table.getDbName() + "." + table.getTableName());
+        Map<TopicPartition, TaskState.PartitionState> partitions = new HashMap<>();
+        for (String line : ParameterLines.get(params, OFFSETS)) {
+            String[] f = line.split("\t", -1);
+            partitions.put(new TopicPartition(f[0], Integer.parseInt(f[1])),
+                    new TaskState.PartitionState(Long.parseLong(f[2]), "owned".equals(f[3])));
+        }
+        TaskState.Intent intent = null;
+        String intentValue = params.get(INTENT);
+        if (intentValue != null && !intentValue.isEmpty()) {
+            String[] f = intentValue.split("\t", 2);
+            intent = new TaskState.Intent(f[0], f[1]);
+        }
+        TaskState state = new TaskState(params.get(OWNER), partitions, intent, params.get(LAST_BATCH));
+        return new StateTables.Stored(task, state, params.getOrDefault(StateTables.VERSION, "0"), table);
+    }
+
+    /** Writes the state into the parameters, next to the table's other parameters. */
+    static void encode(TaskState state, Map<String, String> params) {
+        List<String> lines = new ArrayList<>();
+        state.partitions().entrySet().stream()
+                .sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
+                .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t"
+                        + e.getValue().nextOffset() + "\t" + (e.getValue().owned() ? "owned" : "released")));
+        ParameterLines.put(params, OFFSETS, lines);
+        DurableFormat.TASK_STATE.stamp(params);
+        putOrRemove(params, OWNER, state.owner());
+        putOrRemove(params, LAST_BATCH, state.lastBatch());
+        putOrRemove(params, INTENT, state.intent() == null ? null
+                : state.intent().batchId() + "\t" + state.intent().manifestPath());
+        for (Map.Entry<String, String> e : params.entrySet()) {
+            if (e.getValue().length() > ParameterLines.MAX_VALUE_CHARS) {
+                throw new IllegalArgumentException("Metastore parameter " + e.getKey() + " would hold "
+                        + e.getValue().length() + " characters, more than the " + ParameterLines.MAX_VALUE_CHARS
+                        + " every metastore backend accepts.");
+            }
+        }
+    }
+
+    private static void putOrRemove(Map<String, String> params, String key, String value) {
+        if (value == null) {
+            params.remove(key);
+        } else {
+            params.put(key, value);
+        }
+    }
+}
