@@ -63,17 +63,18 @@ public final class CommitCostBenchmark {
         }
         CommitSummary first = summaries.get(0);
         List<CommitSummary> existing = summaries.subList(1, summaries.size());
-        System.out.printf(Locale.ROOT, "Batch over %d tables, %d partitions, %d files%n", first.tables(),
-                first.partitions(), first.files());
+        System.out.printf(Locale.ROOT, "Batch over %d tables, %d partitions, %d files%n", first.landed().tables(),
+                first.landed().partitions(), first.landed().files());
         System.out.printf(Locale.ROOT, "  new partitions (1 batch):      intent %d ms, add_partitions %d ms "
                 + "(%d calls), ledger marker (the atomic write) %d ms, state %d ms; metastore total %d ms%n",
-                first.intentMs(), first.registeringMs(), first.tables(), first.markingMs(), first.stateMs(),
+                first.steps().intentMs(), first.steps().registeringMs(), first.landed().tables(),
+                first.steps().markingMs(), first.steps().stateMs(),
                 metastoreMs(first));
         System.out.printf(Locale.ROOT, "  existing partitions (median of %d batches): intent %d ms, "
                 + "add_partitions %d ms, ledger marker (the atomic write) %d ms, state %d ms; metastore total "
-                + "%d ms%n", existing.size(), median(existing, CommitSummary::intentMs),
-                median(existing, CommitSummary::registeringMs), median(existing, CommitSummary::markingMs),
-                median(existing, CommitSummary::stateMs), median(existing, CommitCostBenchmark::metastoreMs));
+                + "%d ms%n", existing.size(), median(existing, s -> s.steps().intentMs()),
+                median(existing, s -> s.steps().registeringMs()), median(existing, s -> s.steps().markingMs()),
+                median(existing, s -> s.steps().stateMs()), median(existing, CommitCostBenchmark::metastoreMs));
     }
 
     /** Claiming partitions after a restart: with no committed files, then with {@code files} committed files. */
@@ -133,7 +134,8 @@ public final class CommitCostBenchmark {
 
     /** Every metastore call of a batch (the tables are cached after the first batch). */
     private static long metastoreMs(CommitSummary s) {
-        return s.intentMs() + s.registeringMs() + s.markingMs() + s.stateMs();
+        CommitSummary.StepTimes steps = s.steps();
+        return steps.intentMs() + steps.registeringMs() + steps.markingMs() + steps.stateMs();
     }
 
     private static long median(List<CommitSummary> summaries, ToLongFunction<CommitSummary> metric) {

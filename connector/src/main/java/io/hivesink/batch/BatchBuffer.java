@@ -19,7 +19,7 @@ import io.hivesink.route.TableRouter;
 /**
  * The open batch. Records are taken in {@link #add} on the task thread and encoded in chunks on the task's pool
  * while more arrive, so that most of the encoding is done when the batch closes; what stays buffered is the encoded
- * bytes. Taking a record is: skip it if it was taken before ({@link PartitionOffsets}), read its value
+ * bytes. Taking a record is: skip it if it was taken before ({@link AssignmentOffsets}), read its value
  * ({@link RecordInput}), route it and count it per table ({@link TableCounts}), and hand it on in a chunk
  * ({@link ChunkSizer}, {@link ChunkQueue}); {@link BatchAssembler} takes the chunks in order as they are encoded
  * (and, when blocks are compressed early, copies their datums into files whose blocks are compressed as they fill),
@@ -30,7 +30,7 @@ public final class BatchBuffer {
     private final RecordInput input;
     private final TableRouter router;
     private final String batchIdPrefix;
-    private final PartitionOffsets offsets = new PartitionOffsets();
+    private final AssignmentOffsets offsets = new AssignmentOffsets();
     private final TableCounts tableCounts = new TableCounts();
     private final ChunkSizer sizer = new ChunkSizer();
     private final ChunkQueue chunks;
@@ -246,7 +246,7 @@ public final class BatchBuffer {
         return offsets.startOffsets();
     }
 
-    /** The partitions are read again from these (committed) offsets: see {@link PartitionOffsets#resumeAt}. */
+    /** The partitions are read again from these (committed) offsets: see {@link AssignmentOffsets#resumeAt}. */
     public void resumeAt(Map<TopicPartition, Long> committed) {
         offsets.resumeAt(committed);
     }

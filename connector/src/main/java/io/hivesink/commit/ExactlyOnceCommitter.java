@@ -44,7 +44,7 @@ import io.hivesink.table.PartitionValues;
  * <li>the task state takes the new offsets and drops the intent; the staging directory is removed.
  * </ol>
  * Steps 3 to 6 are idempotent ({@link BatchFinisher} does 3 to 5), so a batch found with a durable intent is rolled
- * forward ({@link PartitionClaims}); a batch without one is discarded. Fencing: a task claims its partitions when they
+ * forward ({@link AssignmentClaims}); a batch without one is discarded. Fencing: a task claims its partitions when they
  * are assigned, releasing them in the state of any other task that still owns them; that write changes the other
  * task's version, so its next conditional write ({@link OwnState#update}) fails and it finds out it lost them. How a
  * write is made conditional on this metastore is settled when the task starts ({@link FencingProbe}).
@@ -64,7 +64,7 @@ public final class ExactlyOnceCommitter {
     private final LongSupplier clock;
     private final BatchFinisher finisher;
     private final OwnState own;
-    private final PartitionClaims claims;
+    private final AssignmentClaims claims;
 
     /**
      * @param writers the file writer of each table
@@ -81,7 +81,7 @@ public final class ExactlyOnceCommitter {
         this.clock = clock;
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
         this.own = new OwnState(states, run);
-        this.claims = new PartitionClaims(states, finisher, staging, own, run);
+        this.claims = new AssignmentClaims(states, finisher, staging, own, run);
     }
 
     /**
@@ -101,7 +101,7 @@ public final class ExactlyOnceCommitter {
         return fencing;
     }
 
-    /** Takes ownership of newly assigned partitions ({@link PartitionClaims}); returns where to resume them. */
+    /** Takes ownership of newly assigned partitions ({@link AssignmentClaims}); returns where to resume them. */
     public Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
         return claims.claim(partitions);
     }
@@ -113,7 +113,7 @@ public final class ExactlyOnceCommitter {
 
     /**
      * Moves the committed offsets of partitions this task owns, in every state that holds them
-     * ({@link PartitionClaims#move}): where their log no longer reaches them, and the user said to read them from the
+     * ({@link AssignmentClaims#move}): where their log no longer reaches them, and the user said to read them from the
      * log's start.
      */
     public void moveCommittedOffsets(Map<TopicPartition, Long> offsets) {
@@ -155,9 +155,10 @@ public final class ExactlyOnceCommitter {
         complete(batch);
         long stateMs = timer.lapMs();
         clean(batch.id());
-        return new CommitSummary(batch.id(), batch.records(), tablesByName.size(), finished.partitions(),
-                finished.newPartitions(), staged.manifest().files().size(), staged.bytes(), tablesMs, stagingMs,
-                intentMs, finished.movingMs(), finished.registeringMs(), finished.markingMs(), stateMs);
+        return new CommitSummary(batch.id(), new CommitSummary.Landed(batch.records(), tablesByName.size(),
+                finished.partitions(), finished.newPartitions(), staged.manifest().files().size(), staged.bytes()),
+                new CommitSummary.StepTimes(tablesMs, stagingMs, intentMs, finished.movingMs(),
+                        finished.registeringMs(), finished.markingMs(), stateMs));
     }
 
     /** What step 1 left in the staging directory. */
@@ -280,9 +281,9 @@ public final class ExactlyOnceCommitter {
         long stateMs = timer.lapMs();
         clean(batch.id());
         log.info("Finished batch {} after a failed try ({} ms)", batch.id(), finishMs + stateMs);
-        return new CommitSummary(batch.id(), batch.records(), batch.tables().size(), finished.partitions(),
-                finished.newPartitions(), manifest.files().size(), 0, 0, 0, 0, finished.movingMs(),
-                finished.registeringMs(), finished.markingMs(), stateMs);
+        return new CommitSummary(batch.id(), new CommitSummary.Landed(batch.records(), batch.tables().size(),
+                finished.partitions(), finished.newPartitions(), manifest.files().size(), 0),
+                CommitSummary.StepTimes.finished(finished, stateMs));
     }
 
     private Manifest.StagedFile stagedFile(String batchId, HiveTable table, PartitionValues partition,

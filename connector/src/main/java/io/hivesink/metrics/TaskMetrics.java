@@ -103,11 +103,13 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     /** A batch landed: its counts, its steps' times and, per table, the newest record timestamp it committed. */
     public void committed(CommitSummary summary, long encodeMs, Map<String, Long> newestTimestampPerTable) {
         commits.record();
-        records.record((double) summary.records());
-        files.record(summary.files());
-        bytes.record((double) summary.bytes());
-        long[] times = {encodeMs, summary.tablesMs(), summary.stagingMs(), summary.intentMs(), summary.movingMs(),
-            summary.registeringMs(), summary.markingMs(), summary.stateMs()};
+        CommitSummary.Landed landed = summary.landed();
+        records.record((double) landed.records());
+        files.record(landed.files());
+        bytes.record((double) landed.bytes());
+        CommitSummary.StepTimes took = summary.steps();
+        long[] times = {encodeMs, took.tablesMs(), took.stagingMs(), took.intentMs(), took.movingMs(),
+            took.registeringMs(), took.markingMs(), took.stateMs()};
         long total = 0;
         for (int i = 0; i < STEPS.size(); i++) {
             steps.get(STEPS.get(i)).record((double) times[i]);

@@ -23,10 +23,10 @@ final class Claims {
     private final ExactlyOnceCommitter committer;
     private final OffsetsAhead offsetsAhead;
     private final PostponedClaims postponed;
-    private final PartitionPauses pauses;
+    private final AssignmentPauses pauses;
 
     Claims(ExactlyOnceCommitter committer, OffsetsAhead offsetsAhead, PostponedClaims postponed,
-            PartitionPauses pauses) {
+            AssignmentPauses pauses) {
         this.committer = committer;
         this.offsetsAhead = offsetsAhead;
         this.postponed = postponed;

@@ -134,7 +134,7 @@ final class CommitPipeline implements AutoCloseable {
             metrics.committed(summary, heldEncodeMs, newestTimestampPerTable(held));
             held = null;
             log.info(summary.logLine());
-            progress.committed(summary.records(), summary.bytes());
+            progress.committed(summary.landed().records(), summary.landed().bytes());
         } catch (TaskFencedException e) {
             metrics.fenced();
             stopped = true; // at every entry point: nothing more is committed, whoever called

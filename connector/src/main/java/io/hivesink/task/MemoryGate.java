@@ -36,7 +36,7 @@ final class MemoryGate implements AutoCloseable {
     static final long STUCK_DROP_MS = 30_000;
 
     private final MemoryBudget.Share share;
-    private final PartitionPauses pauses;
+    private final AssignmentPauses pauses;
     private final LongSupplier clock;
     private final String task;
     private long heldBackSinceMs = -1;
@@ -44,7 +44,7 @@ final class MemoryGate implements AutoCloseable {
     private long earlyCloses;
     private long commitsFailingSinceMs = -1;
 
-    MemoryGate(MemoryBudget.Share share, PartitionPauses pauses, LongSupplier clock, String task) {
+    MemoryGate(MemoryBudget.Share share, AssignmentPauses pauses, LongSupplier clock, String task) {
         this.share = share;
         this.pauses = pauses;
         this.clock = clock;
@@ -139,7 +139,7 @@ final class MemoryGate implements AutoCloseable {
             heldBackSinceMs = clock.getAsLong();
             timesHeldBack++;
             Set<TopicPartition> assigned = pauses.assignment();
-            pauses.pause(PartitionPauses.Reason.MEMORY, assigned);
+            pauses.pause(AssignmentPauses.Reason.MEMORY, assigned);
             log.info("Task {} holds back its partitions {}: the worker's hive-sink memory budget is full ({}), and "
                     + "the tasks holding the most are committing their batches. It takes records again once the "
                     + "budget is below {}% (memory.budget.bytes sets it)", task, assigned, share.budget().describe(),
@@ -148,11 +148,11 @@ final class MemoryGate implements AutoCloseable {
         }
         if (!share.hasRoom()) {
             Set<TopicPartition> newlyAssigned = new HashSet<>(pauses.assignment());
-            newlyAssigned.removeAll(pauses.pausedFor(PartitionPauses.Reason.MEMORY));
-            pauses.pause(PartitionPauses.Reason.MEMORY, newlyAssigned);
+            newlyAssigned.removeAll(pauses.pausedFor(AssignmentPauses.Reason.MEMORY));
+            pauses.pause(AssignmentPauses.Reason.MEMORY, newlyAssigned);
             return RECHECK_MS;
         }
-        pauses.resume(PartitionPauses.Reason.MEMORY, pauses.pausedFor(PartitionPauses.Reason.MEMORY));
+        pauses.resume(AssignmentPauses.Reason.MEMORY, pauses.pausedFor(AssignmentPauses.Reason.MEMORY));
         log.info("Task {} takes records again after {} ms held back: the memory budget has room ({})", task,
                 clock.getAsLong() - heldBackSinceMs, share.budget().describe());
         heldBackSinceMs = -1;
@@ -162,7 +162,7 @@ final class MemoryGate implements AutoCloseable {
     /** Partitions were assigned: while the task is held back, they are paused too. */
     void opened(Collection<TopicPartition> partitions) {
         if (heldBackSinceMs >= 0) {
-            pauses.pause(PartitionPauses.Reason.MEMORY, partitions);
+            pauses.pause(AssignmentPauses.Reason.MEMORY, partitions);
         }
     }
 

@@ -24,7 +24,7 @@ final class PostponedClaims {
     private static final long FIRST_PAUSE_MS = 1_000;
     private static final long MAX_PAUSE_MS = 30_000;
 
-    private final PartitionPauses pauses;
+    private final AssignmentPauses pauses;
     private final LongSupplier clock;
     private final long waitMs;
     private final Set<TopicPartition> partitions = new LinkedHashSet<>();
@@ -38,7 +38,7 @@ final class PostponedClaims {
         return waitMs;
     }
 
-    PostponedClaims(PartitionPauses pauses, LongSupplier clock, long waitMs) {
+    PostponedClaims(AssignmentPauses pauses, LongSupplier clock, long waitMs) {
         this.pauses = pauses;
         this.clock = clock;
         this.waitMs = waitMs;
@@ -47,7 +47,7 @@ final class PostponedClaims {
     /** Claiming {@code assigned} failed: they wait, paused, with any claim already postponed. */
     void postpone(Collection<TopicPartition> assigned, RuntimeException why) {
         partitions.addAll(assigned);
-        pauses.pause(PartitionPauses.Reason.UNCLAIMED, assigned);
+        pauses.pause(AssignmentPauses.Reason.UNCLAIMED, assigned);
         if (firstFailureMs < 0) {
             firstFailureMs = clock.getAsLong();
         }
@@ -73,7 +73,7 @@ final class PostponedClaims {
     void claimed() {
         log.info("Claimed partitions {} after {} ms and {} tries", partitions, clock.getAsLong() - firstFailureMs,
                 tries + 1);
-        pauses.resume(PartitionPauses.Reason.UNCLAIMED, partitions);
+        pauses.resume(AssignmentPauses.Reason.UNCLAIMED, partitions);
         partitions.clear();
         firstFailureMs = -1;
         pauseMs = FIRST_PAUSE_MS;

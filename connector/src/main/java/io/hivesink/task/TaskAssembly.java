@@ -129,7 +129,7 @@ public final class TaskAssembly implements AutoCloseable {
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
                     metastoreConfig.fencing());
 
-            PartitionPauses pauses = new PartitionPauses(PartitionFlow.of(context));
+            AssignmentPauses pauses = new AssignmentPauses(Fetching.of(context));
             memory = new MemoryGate(joinMemoryBudget(config.batch(), run.instance()), pauses, clock, run.instance());
             metrics = new TaskMetrics(MetricsBackend.forTask(context, run.connector(), run.task()), clock);
             metastore.observeCalls(metrics);
@@ -148,7 +148,7 @@ public final class TaskAssembly implements AutoCloseable {
 
     /** The batch cycle and the parts it drives. */
     private static BatchCycle cycle(HiveSinkConfig config, TaskParts parts, RejectedRecords rejected,
-            LongSupplier clock, SinkTaskContext context, PartitionPauses pauses, MemoryGate memory,
+            LongSupplier clock, SinkTaskContext context, AssignmentPauses pauses, MemoryGate memory,
             TaskMetrics metrics, TaskIdentity identity) {
         BatchConfig batch = config.batch();
         TaskRun run = parts.run();
@@ -165,7 +165,7 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     /** The metrics read from the parts that keep them. */
-    private static void gauges(TaskMetrics metrics, BatchBuffer buffer, MemoryGate memory, PartitionPauses pauses) {
+    private static void gauges(TaskMetrics metrics, BatchBuffer buffer, MemoryGate memory, AssignmentPauses pauses) {
         metrics.gauge("open-batch-records", "Records in the open batch", buffer::recordCount);
         metrics.gauge("open-batch-bytes", "Encoded bytes in the open batch", buffer::byteCount);
         metrics.gauge("memory-budget-bytes", "The worker's memory budget for hive-sink batches",

@@ -63,9 +63,9 @@ class ExactlyOnceCommitterTest {
         assertEquals(Map.of(), task.committer.claim(ALL));
         task.feed(ALL, 0, 6);
         CommitSummary summary = task.commit();
-        assertEquals(18, summary.records());
-        assertEquals(2, summary.tables());
-        assertEquals(4, summary.files(), "events and orders, kinds a and b");
+        assertEquals(18, summary.landed().records());
+        assertEquals(2, summary.landed().tables());
+        assertEquals(4, summary.landed().files(), "events and orders, kinds a and b");
         assertEquals(Map.of(EVENTS_0, 6L, EVENTS_1, 6L, ORDERS_0, 6L), task.committer.committedOffsets());
 
         assertEquals(List.of("kind=a", "kind=b"), metastore.partitionNames("db", "events"));

@@ -32,7 +32,8 @@ class TaskMetricsTest {
         try (TaskMetrics metrics = new TaskMetrics(new JmxMetricsBackend("orders-sink", 3), now::get)) {
             metrics.gauge("open-batch-records", "Records in the open batch", open::get);
             metrics.batchClosed(CloseReason.INTERVAL);
-            metrics.committed(new CommitSummary("b1", 1_000, 2, 3, 1, 3, 65_536, 1, 40, 5, 6, 7, 8, 9), 120,
+            metrics.committed(new CommitSummary("b1", new CommitSummary.Landed(1_000, 2, 3, 1, 3, 65_536),
+                    new CommitSummary.StepTimes(1, 40, 5, 6, 7, 8, 9)), 120,
                     Map.of("orders", 990_000L, "returns", 940_000L));
             metrics.called(12, 1, false);
             metrics.called(30, 2, true);
@@ -61,7 +62,8 @@ class TaskMetricsTest {
             assertEquals(10_000, read(task + ",table=orders", "end-to-end-lag-ms"));
             now.addAndGet(5_000);
             assertEquals(65_000, read(task + ",table=returns", "end-to-end-lag-ms"), "read when read");
-            metrics.committed(new CommitSummary("b2", 10, 1, 1, 0, 1, 100, 0, 1, 1, 1, 1, 1, 1), 1,
+            metrics.committed(new CommitSummary("b2", new CommitSummary.Landed(10, 1, 1, 0, 1, 100),
+                    new CommitSummary.StepTimes(0, 1, 1, 1, 1, 1, 1)), 1,
                     Map.of("orders", 1_004_000L));
             assertEquals(1_000, read(task + ",table=orders", "end-to-end-lag-ms"));
         }

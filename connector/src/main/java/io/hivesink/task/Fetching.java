@@ -7,7 +7,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /** Stops and restarts fetching from the task's partitions: Connect's consumer, through the task's context. */
-interface PartitionFlow {
+interface Fetching {
 
     Set<TopicPartition> assignment();
 
@@ -15,8 +15,8 @@ interface PartitionFlow {
 
     void resume(Collection<TopicPartition> partitions);
 
-    static PartitionFlow of(SinkTaskContext context) {
-        return new PartitionFlow() {
+    static Fetching of(SinkTaskContext context) {
+        return new Fetching() {
             @Override
             public Set<TopicPartition> assignment() {
                 return context.assignment();

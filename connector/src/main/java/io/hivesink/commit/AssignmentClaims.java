@@ -23,9 +23,9 @@ import io.hivesink.metastore.MetastoreException;
  * states, this task's abandoned staged batches are removed, and the committed offsets come back to resume from.
  * Recovery reads the state of the connector's tasks and at most one manifest per task; it never lists a table.
  */
-final class PartitionClaims {
+final class AssignmentClaims {
 
-    private static final Logger log = LoggerFactory.getLogger(PartitionClaims.class);
+    private static final Logger log = LoggerFactory.getLogger(AssignmentClaims.class);
     /** Tries before a claim is put off (about 1.4 s): the task tries again later, its partitions paused. */
     private static final int CLAIM_ATTEMPTS = 4;
 
@@ -36,7 +36,7 @@ final class PartitionClaims {
     private final TaskRun run;
     private long firstBackoffMs = 200;
 
-    PartitionClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run) {
+    AssignmentClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run) {
         this.states = states;
         this.finisher = finisher;
         this.staging = staging;

@@ -17,7 +17,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * offset, or, never committed, the first offset taken since it was assigned), which the commit checks the first
  * batch of a partition never committed against.
  */
-final class PartitionOffsets {
+final class AssignmentOffsets {
 
     private final Map<TopicPartition, Progress> progress = new HashMap<>();
     /** Consecutive records mostly come from one partition: its progress is at hand without a look-up. */

@@ -16,7 +16,7 @@ import org.apache.kafka.connect.errors.IllegalWorkerStateException;
  * paused. Connect remembers what a task paused and pauses it again if it is assigned again; a partition that comes
  * back without a reason to be paused is resumed.
  */
-final class PartitionPauses {
+final class AssignmentPauses {
 
     enum Reason {
         /** The worker's memory budget is full. */
@@ -25,12 +25,12 @@ final class PartitionPauses {
         UNCLAIMED
     }
 
-    private final PartitionFlow flow;
+    private final Fetching flow;
     private final Map<TopicPartition, EnumSet<Reason>> reasons = new HashMap<>();
     /** Paused by this task at some point and not resumed since: Connect may pause them again when assigned. */
     private final Set<TopicPartition> pausedByTask = new HashSet<>();
 
-    PartitionPauses(PartitionFlow flow) {
+    AssignmentPauses(Fetching flow) {
         this.flow = flow;
     }
 
