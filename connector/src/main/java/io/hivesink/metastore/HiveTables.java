@@ -21,7 +21,6 @@ import org.apache.kafka.connect.errors.DataException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.hivesink.avro.SchemaEvolution;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 

@@ -12,7 +12,6 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
-import io.hivesink.batch.MemoryBudget;
 import io.hivesink.batch.RecordGroup;
 import io.hivesink.commit.BatchOutOfSequenceException;
 import io.hivesink.commit.CommitSummary;

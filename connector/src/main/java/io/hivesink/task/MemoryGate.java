@@ -9,7 +9,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.hivesink.batch.MemoryBudget;
 import io.hivesink.fs.StorageUnavailableException;
 import io.hivesink.metastore.MetastoreException;
 

@@ -8,7 +8,6 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.hivesink.batch.MemoryBudget;
 
 /**
  * A summary a person can read, logged at most once a minute per task while it commits (a line per batch says too much

@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.BatchBuffer;
-import io.hivesink.batch.MemoryBudget;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.TaskRun;

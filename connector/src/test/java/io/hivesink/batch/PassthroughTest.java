@@ -335,7 +335,7 @@ class PassthroughTest {
         Schema odd = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"Odd\",\"fields\":["
                 + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"v\",\"type\":[\"string\",\"long\"]}]}");
         io.hivesink.metastore.HiveTables tables = new io.hivesink.metastore.HiveTables(
-                new io.hivesink.commit.InMemoryMetastore(), "db", "file:/w",
+                new io.hivesink.metastore.InMemoryMetastore(), "db", "file:/w",
                 table -> io.hivesink.metastore.TableOptions.DEFAULTS);
         TableLayouts layouts = new TableLayouts("db", table -> List.of(),
                 (table, schema, spec) -> tables.ensureTable(table, schema, spec));

@@ -22,6 +22,8 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.hivesink.metastore.InMemoryMetastore;
+
 /**
  * Every durable format carries its version; one written before versions existed still reads; one in a version this
  * release does not know is refused with a message that says what and why, never misread.

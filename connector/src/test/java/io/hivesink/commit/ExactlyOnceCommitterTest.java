@@ -35,6 +35,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import io.hivesink.batch.BatchBuffer;
+import io.hivesink.metastore.InMemoryMetastore;
 import io.hivesink.task.TaskParts;
 
 /**

@@ -10,6 +10,8 @@ import java.util.List;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.Test;
 
+import io.hivesink.metastore.InMemoryMetastore;
+
 class StateDatabaseTest {
 
     private final InMemoryMetastore metastore = new InMemoryMetastore();

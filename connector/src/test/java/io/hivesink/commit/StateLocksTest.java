@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
+import io.hivesink.metastore.InMemoryMetastore;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.TableLock;
 

@@ -17,7 +17,6 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.junit.jupiter.api.Test;
 
-import io.hivesink.commit.InMemoryMetastore;
 import io.hivesink.commit.StateTables;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;

@@ -41,9 +41,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.hivesink.batch.MemoryBudget;
-import io.hivesink.commit.InMemoryMetastore;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.metastore.InMemoryMetastore;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreUnreachableException;
 

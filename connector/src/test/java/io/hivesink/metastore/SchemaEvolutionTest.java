@@ -1,4 +1,5 @@
-package io.hivesink.avro;
+package io.hivesink.metastore;
+
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,4 +1,4 @@
-package io.hivesink.commit;
+package io.hivesink.metastore;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,10 +11,6 @@ import java.util.regex.Pattern;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
 
-import io.hivesink.metastore.ConditionalAlter;
-import io.hivesink.metastore.Metastore;
-import io.hivesink.metastore.MetastoreException;
-import io.hivesink.metastore.TableLock;
 import io.hivesink.table.HivePaths;
 
 /**
@@ -26,7 +22,7 @@ public final class InMemoryMetastore implements Metastore {
 
     public final Map<String, Table> tables = new HashMap<>();
     public final Map<String, Map<String, Partition>> partitions = new HashMap<>();
-    final List<String> databases = new ArrayList<>();
+    public final List<String> databases = new ArrayList<>();
     public int addPartitionCalls;
     public boolean failNextAddPartitions;
     /** While set, every add_partitions is refused with these words, as a metastore refuses what it cannot take. */
@@ -37,20 +33,20 @@ public final class InMemoryMetastore implements Metastore {
     public boolean failNextConditionalWrite;
     public boolean ignoreCompareAndSet;
     /** Conditional writes whose expectation holds that fail yet, as Hive 4's check fails without direct SQL. */
-    int failingCurrentExpectations;
+    public int failingCurrentExpectations;
     /** What the check answers when it refuses a write: Hive's words unless a test words it as another metastore. */
-    String checkRefusal = "The table has been modified. The parameter value for key 'x' is 'a'. The expected was "
-            + "value was 'b'";
+    public String checkRefusal = "The table has been modified. The parameter value for key 'x' is 'a'. The expected "
+            + "was value was 'b'";
     /**
      * Conditional writes that are not made, whatever the expectation, answered by a failure of the metastore's own
      * (its database, say), not its check.
      */
-    int failingConditionalWrites;
+    public int failingConditionalWrites;
     /** Runs before each conditional write, with the table as stored: another writer's turn. */
-    java.util.function.Consumer<Table> beforeConditionalWrite = stored -> { };
-    boolean locksWork = true;
-    int failingTableListings;
-    int lockCalls;
+    public java.util.function.Consumer<Table> beforeConditionalWrite = stored -> { };
+    public boolean locksWork = true;
+    public int failingTableListings;
+    public int lockCalls;
     private final java.util.TreeMap<Long, FakeLock> locks = new java.util.TreeMap<>();
     private long lastLockId;
 

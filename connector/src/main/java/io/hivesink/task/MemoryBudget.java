@@ -1,4 +1,4 @@
-package io.hivesink.batch;
+package io.hivesink.task;
 
 import java.util.Locale;
 import java.util.Set;

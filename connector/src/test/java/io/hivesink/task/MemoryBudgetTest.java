@@ -1,4 +1,5 @@
-package io.hivesink.batch;
+package io.hivesink.task;
+
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
