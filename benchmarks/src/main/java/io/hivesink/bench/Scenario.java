@@ -32,6 +32,7 @@ import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.RecordGroup;
+import io.hivesink.batch.TableAdmission;
 import io.hivesink.batch.TableLayouts;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConfluentFrame;
@@ -114,15 +115,19 @@ public enum Scenario {
             throws IOException {
         return switch (this) {
             case AVRO_DEFAULT, AVRO_BUFFERED -> avro(input, codec, out);
-            case HIVE_SINK -> hiveSink(new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
-                    new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2, false, null),
-                    input.sinkRecords(), codec, threads, pool, out);
+            case HIVE_SINK -> hiveSink(new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()), layouts(),
+                    "bench", pool, 2 * threads + 2, false, null), input.sinkRecords(), codec, threads, pool, out);
             case PASSTHROUGH -> hiveSink(new BatchBuffer(new ConfluentAvroInput(id -> input.avroSchema(), null),
-                    new TableRouter(Map.of()), new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2,
-                    false, null), input.framedRecords(), codec, threads, pool, out);
+                    new TableRouter(Map.of()), layouts(), "bench", pool, 2 * threads + 2, false, null),
+                    input.framedRecords(), codec, threads, pool, out);
             case AVRO_FROM_BYTES -> avroFromBytes(input, codec, out);
             case WRITE_ONLY -> writeOnly(input, codec, threads, pool, out);
         };
+    }
+
+    /** One unpartitioned table, admitted without a metastore. */
+    private static TableLayouts layouts() {
+        return new TableLayouts("bench", table -> List.of(), TableAdmission.ANY);
     }
 
     private static long writeOnly(Input input, String codec, int threads, ExecutorService pool, OutputStream out)

@@ -13,6 +13,7 @@ import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.RecordGroup;
+import io.hivesink.batch.TableAdmission;
 import io.hivesink.batch.TableLayouts;
 import io.hivesink.input.ConnectInput;
 import io.hivesink.route.TableRouter;
@@ -92,8 +93,8 @@ public final class ScenarioMain {
     private static Batch fill(List<SinkRecord> records, int threads, ExecutorService pool,
             ParallelContainerWriter early) {
         BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
-                new TableLayouts("bench", List.of()), "bench", pool, 2 * threads + 2, false,
-                early == null ? null : table -> early);
+                new TableLayouts("bench", table -> List.of(), TableAdmission.ANY), "bench", pool, 2 * threads + 2,
+                false, early == null ? null : table -> early);
         for (SinkRecord record : records) {
             buffer.add(record, 0);
         }

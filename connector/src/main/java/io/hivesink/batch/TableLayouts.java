@@ -14,7 +14,6 @@ import org.apache.kafka.connect.errors.DataException;
 import io.hivesink.avro.ConnectSchemaMapper;
 import io.hivesink.avro.DatumFields;
 import io.hivesink.avro.StructEncoder;
-import io.hivesink.route.FieldPartitioner;
 import io.hivesink.route.PartitionScheme;
 import io.hivesink.route.Partitioner;
 
@@ -34,12 +33,6 @@ public final class TableLayouts {
             new ConcurrentHashMap<>();
     /** Per table, the layouts of passed-through Avro datums by their writer schema. */
     private final Map<String, Map<Schema, Admitted<PassthroughLayout>>> datums = new ConcurrentHashMap<>();
-
-    /** Every table partitioned by the same fields, admitted without a metastore: for tests and benchmarks. */
-    public TableLayouts(String namespace, List<String> partitionFields) {
-        this(namespace, table -> partitionFields.isEmpty() ? List.of()
-                : List.of(new FieldPartitioner(partitionFields)), TableAdmission.ANY);
-    }
 
     /**
      * @param partitionersFor the configured partitioners of a table, asked once per table

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.config.AvroCodecs;
 import io.hivesink.input.ConnectInput;
+import io.hivesink.route.FieldPartitioner;
 import io.hivesink.route.TableRouter;
 
 class BatchBufferTest {
@@ -51,9 +52,14 @@ class BatchBufferTest {
         POOL.shutdownNow();
     }
 
+    /** Every table partitioned by region, admitted without a metastore. */
+    static TableLayouts byRegion() {
+        return new TableLayouts("db", table -> List.of(new FieldPartitioner(List.of("region"))), TableAdmission.ANY);
+    }
+
     static BatchBuffer buffer() {
         return new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of("customers", "dim_customers")),
-                new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, null);
+                byRegion(), "sink-t0-run", POOL, 3, false, null);
     }
 
     @Test
@@ -123,7 +129,7 @@ class BatchBufferTest {
         try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.DEFLATE, -1, 4096,
                 Map.of())) {
             BatchBuffer early = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
-                    new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, table -> writer);
+                    byRegion(), "sink-t0-run", POOL, 3, false, table -> writer);
             BatchBuffer late = buffer();
             int n = ChunkSizer.MAX_CHUNK_RECORDS * 3 + 13;
             for (int i = 0; i < n; i++) {
@@ -170,7 +176,7 @@ class BatchBufferTest {
                 Map.of())) {
             boolean[] broken = {true};
             BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
-                    new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, false, table -> {
+                    byRegion(), "sink-t0-run", POOL, 3, false, table -> {
                         if (broken[0] && table.equals("returns")) {
                             throw new IllegalStateException("no writer for " + table);
                         }
@@ -323,7 +329,7 @@ class BatchBufferTest {
     @Test
     void badRecordsAreSetAsideWhenTheTaskReportsThemAndTheRestLands() {
         BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
-                new TableLayouts("db", List.of("region")), "sink-t0-run", POOL, 3, true, null);
+                byRegion(), "sink-t0-run", POOL, 3, true, null);
         Schema noRegion = SchemaBuilder.struct().name("Order").field("id", Schema.INT64_SCHEMA).build();
         buffer.add(order("orders", 0, 0, "eu"), 0);
         buffer.add(new SinkRecord("orders", 0, null, null, noRegion, new Struct(noRegion).put("id", 1L), 1), 0);
