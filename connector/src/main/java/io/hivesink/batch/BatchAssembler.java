@@ -8,9 +8,9 @@ import java.util.function.Function;
 
 import org.apache.kafka.common.TopicPartition;
 
-import io.hivesink.avro.DatumSource;
 import io.hivesink.avro.container.FileBlocks;
 import io.hivesink.avro.container.ParallelContainerWriter;
+import io.hivesink.avro.datum.DatumSource;
 
 /**
  * Makes the open batch from its encoded chunks, taken in order as they are encoded: one record group per file

@@ -14,7 +14,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.avro.ByteSink;
+import io.hivesink.avro.encode.ByteSink;
 import io.hivesink.input.FramedDatum;
 import io.hivesink.input.RecordValue;
 import io.hivesink.route.TableRouter;

@@ -2,7 +2,7 @@ package io.hivesink.batch;
 
 import org.apache.avro.Schema;
 
-import io.hivesink.avro.StructEncoder;
+import io.hivesink.avro.encode.StructEncoder;
 import io.hivesink.route.PartitionScheme;
 
 /** The layout of Connect Structs in a table: encoded into Avro by the compiled {@code encoder}. */

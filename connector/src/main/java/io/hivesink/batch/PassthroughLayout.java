@@ -2,7 +2,7 @@ package io.hivesink.batch;
 
 import org.apache.avro.Schema;
 
-import io.hivesink.avro.DatumFields;
+import io.hivesink.avro.datum.DatumFields;
 import io.hivesink.route.PartitionScheme;
 
 /**

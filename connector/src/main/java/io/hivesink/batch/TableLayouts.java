@@ -11,9 +11,9 @@ import java.util.function.Supplier;
 import org.apache.avro.Schema;
 import org.apache.kafka.connect.errors.DataException;
 
-import io.hivesink.avro.ConnectSchemaMapper;
-import io.hivesink.avro.DatumFields;
-import io.hivesink.avro.StructEncoder;
+import io.hivesink.avro.datum.DatumFields;
+import io.hivesink.avro.encode.ConnectSchemaMapper;
+import io.hivesink.avro.encode.StructEncoder;
 import io.hivesink.route.PartitionScheme;
 import io.hivesink.route.Partitioner;
 

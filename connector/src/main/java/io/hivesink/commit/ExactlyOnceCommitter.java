@@ -18,9 +18,9 @@ import org.apache.kafka.connect.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.hivesink.avro.ContainerFileWriter;
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.RecordGroup;
+import io.hivesink.format.TableFileWriter;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.metastore.HiveTables;
@@ -56,7 +56,7 @@ public final class ExactlyOnceCommitter {
     private final HiveTables tables;
     private final StagingArea staging;
     /** The writer of a table's files (tables may use different codecs). */
-    private final Function<String, ContainerFileWriter> writers;
+    private final Function<String, TableFileWriter> writers;
     private final Ledger ledger;
     private final StateTables states;
     private final FaultInjector faults;
@@ -69,7 +69,7 @@ public final class ExactlyOnceCommitter {
     /**
      * @param writers the file writer of each table
      */
-    public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, Function<String, ContainerFileWriter> writers,
+    public ExactlyOnceCommitter(HiveTables tables, StagingArea staging, Function<String, TableFileWriter> writers,
             Ledger ledger, StateTables states, FaultInjector faults, TaskRun run, LongSupplier clock) {
         this.tables = tables;
         this.staging = staging;
@@ -188,10 +188,11 @@ public final class ExactlyOnceCommitter {
         try {
             for (RecordGroup group : batch.groups()) {
                 int n = fileNumbers.merge(group.table(), 1, Integer::sum);
-                String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + ".avro";
+                TableFileWriter writer = writers.apply(group.table());
+                String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + writer.extension();
                 files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
                 bytes += staging.write(files.get(files.size() - 1).staged(),
-                        out -> writers.apply(group.table()).write(group.layout().avroSchema(), group.datums(), out));
+                        out -> writer.write(group.layout().avroSchema(), group.datums(), out));
                 if (files.size() == 1) {
                     faults.reached(FaultPoint.SOME_STAGED);
                 }

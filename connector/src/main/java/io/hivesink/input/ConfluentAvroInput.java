@@ -11,7 +11,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-import io.hivesink.avro.DatumFields;
+import io.hivesink.avro.datum.DatumFields;
 
 /**
  * Values that are Avro datums framed by Confluent's serializer, handed over as bytes by {@code ByteArrayConverter}

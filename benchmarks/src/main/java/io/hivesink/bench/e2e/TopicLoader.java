@@ -17,8 +17,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.connect.data.Struct;
 
-import io.hivesink.avro.ByteSink;
-import io.hivesink.avro.StructEncoder;
+import io.hivesink.avro.encode.ByteSink;
+import io.hivesink.avro.encode.StructEncoder;
 import io.hivesink.bench.BenchData;
 import io.hivesink.bench.BenchData.DataSet;
 import io.hivesink.input.ConfluentFrame;

@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.avro.Schema;
 
-import io.hivesink.avro.ContainerFileWriter;
-import io.hivesink.avro.DatumSource;
+import io.hivesink.avro.datum.DatumSource;
 import io.hivesink.config.AvroCodecs;
+import io.hivesink.format.TableFileWriter;
 
 /**
  * Writes Avro object container files from already encoded datums, compressing blocks in parallel and writing them in
@@ -66,7 +66,7 @@ import io.hivesink.config.AvroCodecs;
  * the writer never shuts the pool down and never closes the stream (it flushes it). Close the writer when no more files
  * will be written with it, then shut the pool down. {@code datums} must not change while a write runs.
  */
-public final class ParallelContainerWriter implements ContainerFileWriter, AutoCloseable {
+public final class ParallelContainerWriter implements TableFileWriter, AutoCloseable {
 
     /** Smallest and largest sync interval, as Avro's {@code DataFileWriter} accepts them. */
     public static final int MIN_SYNC_INTERVAL = 32;
@@ -129,6 +129,12 @@ public final class ParallelContainerWriter implements ContainerFileWriter, AutoC
             throw new IllegalArgumentException("threads must be at least 1, not " + threads);
         }
         return threads;
+    }
+
+    /** Avro object container files. */
+    @Override
+    public String extension() {
+        return ".avro";
     }
 
     /**

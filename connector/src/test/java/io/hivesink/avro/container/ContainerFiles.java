@@ -20,8 +20,7 @@ import org.apache.avro.generic.GenericDatumWriter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.hivesink.avro.AvroCodecFactories;
-import io.hivesink.avro.DatumSource;
+import io.hivesink.avro.datum.DatumSource;
 
 /** Writing files in tests, with our writer and with Avro's, and checking them with Avro's reader. */
 final class ContainerFiles {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.hivesink.avro.EncodedDatums;
+import io.hivesink.avro.datum.EncodedDatums;
 import io.hivesink.config.AvroCodecs;
 
 /**

@@ -40,8 +40,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.hivesink.avro.DatumSource;
-import io.hivesink.avro.EncodedDatums;
+import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.avro.datum.EncodedDatums;
 import io.hivesink.config.AvroCodecs;
 
 class ParallelContainerWriterTest {

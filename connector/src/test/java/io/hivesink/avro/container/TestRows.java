@@ -26,7 +26,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.hivesink.avro.EncodedDatums;
+import io.hivesink.avro.datum.EncodedDatums;
 
 /**
  * Seeded test records of a schema with every Avro type that survives a trip through JSON (no logical types), their

@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.encode;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

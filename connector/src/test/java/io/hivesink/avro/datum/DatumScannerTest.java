@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.datum;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

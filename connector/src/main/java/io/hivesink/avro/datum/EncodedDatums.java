@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.datum;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +10,7 @@ import java.util.List;
  */
 public final class EncodedDatums implements DatumSource {
 
-    static final int PAGE_SIZE = 1 << 20;
+    public static final int PAGE_SIZE = 1 << 20;
 
     private final List<byte[]> pages = new ArrayList<>();
     private int[] pageOfDatum = new int[64];

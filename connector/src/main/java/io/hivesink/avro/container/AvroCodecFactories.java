@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.container;
 
 import org.apache.avro.file.CodecFactory;
 

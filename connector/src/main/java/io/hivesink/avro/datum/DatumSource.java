@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.datum;
 
 /**
  * A sequence of Avro-encoded datums, in file order: datum {@code i} is {@code length(i)} bytes of {@code page(i)}

@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.datum;
 
 import java.math.BigInteger;
 

@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.encode;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -8,13 +8,13 @@ import org.apache.avro.LogicalTypes;
 import org.apache.kafka.connect.errors.DataException;
 
 /** Connect's logical-type values in their Avro representation. */
-final class LogicalValues {
+public final class LogicalValues {
 
     private static final long MILLIS_PER_DAY = TimeUnit.DAYS.toMillis(1);
     /** 0001-01-01T00:00:00Z: Hive reads timestamps and dates from then ... */
-    static final long HIVE_MIN_MILLIS = -62_135_596_800_000L;
+    public static final long HIVE_MIN_MILLIS = -62_135_596_800_000L;
     /** ... to 9999-12-31T23:59:59.999Z; a value outside makes every query that reads the column fail. */
-    static final long HIVE_MAX_MILLIS = 253_402_300_799_999L;
+    public static final long HIVE_MAX_MILLIS = 253_402_300_799_999L;
 
     private LogicalValues() {
     }
@@ -38,7 +38,7 @@ final class LogicalValues {
     }
 
     /** The error for a timestamp or date that Hive cannot read, named by {@code what}. */
-    static DataException outOfHiveRange(String what) {
+    public static DataException outOfHiveRange(String what) {
         return new DataException(what + " is outside the years 0001 to 9999 that Hive reads: every query that "
                 + "reads the column would fail. Correct the value upstream (a producer's placeholder for 'never', "
                 + "such as the year 10000, can become null or 9999-12-31).");

@@ -1,6 +1,8 @@
-package io.hivesink.avro;
+package io.hivesink.avro.datum;
 
 import org.apache.avro.LogicalType;
+
+import io.hivesink.avro.encode.LogicalValues;
 
 /** A date or timestamp logical type, with the range of its values that Hive reads (years 0001 to 9999). */
 record InstantType(String field, String kind, long min, long max, long perMilli) {

@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.encode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -35,6 +35,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.hivesink.avro.container.ParallelContainerWriter;
+import io.hivesink.avro.datum.EncodedDatums;
 import io.hivesink.config.AvroCodecs;
 
 class AvroRoundTripTest {

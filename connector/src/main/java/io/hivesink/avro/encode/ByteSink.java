@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.encode;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package io.hivesink.avro;
+package io.hivesink.avro.encode;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
