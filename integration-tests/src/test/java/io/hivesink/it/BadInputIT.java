@@ -41,6 +41,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.hivesink.input.ConfluentFrame;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.registry.RegistryStandIn;

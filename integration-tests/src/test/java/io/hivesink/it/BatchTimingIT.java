@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.it.support.LedgerRows;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.EmbeddedStack;

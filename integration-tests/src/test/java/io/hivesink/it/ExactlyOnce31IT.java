@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 
+import io.hivesink.it.support.OnMetastore;
 import io.hivesink.stack.hive.MetastoreRelease;
 import io.hivesink.stack.spark.SparkSql;
 

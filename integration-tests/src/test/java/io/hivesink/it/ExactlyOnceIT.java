@@ -28,6 +28,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.TableLock;
 import io.hivesink.metastore.ThriftMetastore;

@@ -35,6 +35,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.it.support.HadoopSeekableInput;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.hive.HiveSql;

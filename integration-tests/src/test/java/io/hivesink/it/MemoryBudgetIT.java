@@ -38,6 +38,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.hivesink.input.ConfluentFrame;
+import io.hivesink.it.support.LedgerRows;
+import io.hivesink.it.support.LiveHeapSampler;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.connect.ConnectRelease;

@@ -10,6 +10,8 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
+import io.hivesink.it.support.OnMetastore;
+import io.hivesink.it.support.OutageChecks;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.EmbeddedStack;

@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.it.support.OutageChecks;
+import io.hivesink.it.support.RecordFlow;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.hivesink.input.ConfluentFrame;
+import io.hivesink.it.support.LedgerRows;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.connect.ConnectWorkerProcess;

@@ -29,6 +29,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.it.support.HadoopSeekableInput;
+import io.hivesink.it.support.StackExtension;
+import io.hivesink.it.support.UserBucketPartitioner;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.hive.HiveSql;

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.hivesink.input.ConfluentFrame;
-import io.hivesink.it.StackExtension;
+import io.hivesink.it.support.StackExtension;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.FailoverStack;

@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -13,6 +13,6 @@ import io.hivesink.stack.hive.MetastoreRelease;
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
-@interface OnMetastore {
-    MetastoreRelease value();
+public @interface OnMetastore {
+    public MetastoreRelease value();
 }

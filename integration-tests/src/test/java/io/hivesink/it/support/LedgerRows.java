@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -18,13 +18,13 @@ import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.hive.MetastoreTableReader;
 
 /** The committed batches' ledger rows of one table, read through the metastore and the files (no Hive query). */
-final class LedgerRows {
+public final class LedgerRows {
 
     private LedgerRows() {
     }
 
     /** The ledger's rows for {@code table}: none while the ledger does not exist yet. */
-    static List<Map<String, Object>> of(String metastoreUri, FileSystem fs, String database, String table) {
+    public static List<Map<String, Object>> of(String metastoreUri, FileSystem fs, String database, String table) {
         List<Map<String, Object>> rows = new ArrayList<>();
         try (ThriftMetastore metastore = ThriftMetastore.connect(
                 new MetastoreSettings(List.of(metastoreUri), false, "", ""))) {
@@ -41,7 +41,8 @@ final class LedgerRows {
     }
 
     /** As above, where reading HDFS may throw. */
-    static List<Map<String, Object>> of(String metastoreUri, FileSystemSource fs, String database, String table) {
+    public static List<Map<String, Object>> of(String metastoreUri, FileSystemSource fs, String database,
+            String table) {
         try {
             return of(metastoreUri, fs.get(), database, table);
         } catch (IOException e) {
@@ -54,7 +55,7 @@ final class LedgerRows {
      * of one batch in several Hive partitions share one) follow on from 0 with no gap or overlap, and they hold
      * {@code records} in all, as the rows' counts do.
      */
-    static void assertEachOffsetOnce(List<Map<String, Object>> rows, String topic, long records) {
+    public static void assertEachOffsetOnce(List<Map<String, Object>> rows, String topic, long records) {
         Map<Integer, Map<String, long[]>> batchStretches = new TreeMap<>();
         long total = 0;
         for (Map<String, Object> row : rows) {
@@ -83,7 +84,7 @@ final class LedgerRows {
         assertEquals(records, offsets, "offsets covered, per partition from 0 to its end");
     }
 
-    interface FileSystemSource {
+    public interface FileSystemSource {
         FileSystem get() throws IOException;
     }
 }

@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import java.io.IOException;
 
@@ -8,12 +8,12 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /** Lets Avro's DataFileReader read a file through the Hadoop FileSystem API. */
-final class HadoopSeekableInput implements SeekableInput {
+public final class HadoopSeekableInput implements SeekableInput {
 
     private final FSDataInputStream in;
     private final long length;
 
-    HadoopSeekableInput(FileSystem fs, Path path) throws IOException {
+    public HadoopSeekableInput(FileSystem fs, Path path) throws IOException {
         this.in = fs.open(path);
         this.length = fs.getFileStatus(path).getLen();
     }

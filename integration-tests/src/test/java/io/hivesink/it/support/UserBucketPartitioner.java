@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -7,14 +7,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import io.hivesink.stack.SampleData;
 
 /** Orders produced in the background, 100 every 250 ms, ids from 0, until stopped: records flowing in an outage. */
-final class RecordFlow {
+public final class RecordFlow {
 
     private final AtomicLong produced = new AtomicLong();
     private final Thread thread;
     private volatile boolean stopped;
     private volatile Exception failure;
 
-    RecordFlow(KafkaProducer<byte[], byte[]> producer, String topic) {
+    public RecordFlow(KafkaProducer<byte[], byte[]> producer, String topic) {
         thread = new Thread(() -> {
             try {
                 while (!stopped) {
@@ -30,11 +30,11 @@ final class RecordFlow {
         thread.start();
     }
 
-    long produced() {
+    public long produced() {
         return produced.get();
     }
 
-    void stop() throws Exception {
+    public void stop() throws Exception {
         stopped = true;
         thread.join(30_000);
         if (failure != null) {

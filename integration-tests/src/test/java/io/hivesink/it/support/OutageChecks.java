@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -14,19 +14,19 @@ import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
 
 /** What every outage test checks once the outage is over: each record once, and every task running by itself. */
-final class OutageChecks {
+public final class OutageChecks {
 
     private final FailoverStack stack;
     private final String database;
     private final Query query;
 
     /** Counts through the stack's HiveServer2. */
-    OutageChecks(FailoverStack stack, String database) {
+    public OutageChecks(FailoverStack stack, String database) {
         this(stack, database, sql -> stack.hive().query(sql));
     }
 
     /** Counts through {@code query}, a query engine that reads the stack's metastore. */
-    OutageChecks(FailoverStack stack, String database, Query query) {
+    public OutageChecks(FailoverStack stack, String database, Query query) {
         this.stack = stack;
         this.database = database;
         this.query = query;
@@ -34,12 +34,12 @@ final class OutageChecks {
 
     /** A query engine: the rows of one SQL statement. */
     @FunctionalInterface
-    interface Query {
+    public interface Query {
         List<List<String>> rows(String sql) throws Exception;
     }
 
     /** A connector of {@code topic}: two tasks, batches of 500 records. */
-    Map<String, String> connector(String name, String topic) {
+    public Map<String, String> connector(String name, String topic) {
         Map<String, String> config = stack.connectorConfig(name, database);
         config.put("topics", topic);
         config.put("tasks.max", "2");
@@ -48,7 +48,7 @@ final class OutageChecks {
     }
 
     /** Records of the table in the ledger; none while the metastore is down. */
-    long landed(String table) {
+    public long landed(String table) {
         return ledgerRows(table).stream().mapToLong(row -> (Long) row.get("record_count")).sum();
     }
 
@@ -65,7 +65,7 @@ final class OutageChecks {
      * Waits until {@code produced} records of the topic landed in the table, then checks that the ledger covers each
      * offset once and that Hive counts each record (its {@code id}) once.
      */
-    void assertEachRecordOnce(String table, String topic, long produced) throws Exception {
+    public void assertEachRecordOnce(String table, String topic, long produced) throws Exception {
         EmbeddedStack.await(produced + " records landed", Duration.ofMinutes(4), () -> landed(table) >= produced);
         LedgerRows.assertEachOffsetOnce(ledgerRows(table), topic, produced);
         List<String> counts = query.rows("select count(*), count(distinct id) from " + database + "." + table)
@@ -76,7 +76,7 @@ final class OutageChecks {
 
     /** What an outage test does to the running connector, with its one worker at hand. */
     @FunctionalInterface
-    interface Outage {
+    public interface Outage {
         void during(ConnectWorkerProcess worker) throws Exception;
     }
 
@@ -86,7 +86,7 @@ final class OutageChecks {
      *
      * @return the records produced, and what the worker logged
      */
-    Ridden ridesOut(String topic, String connector, Outage outage) throws Exception {
+    public Ridden ridesOut(String topic, String connector, Outage outage) throws Exception {
         String table = topic.replace('.', '_');
         stack.kafka().createTopic(topic, 2);
         try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of());
@@ -107,11 +107,11 @@ final class OutageChecks {
         }
     }
 
-    record Ridden(long produced, List<String> workerLog) {
+    public record Ridden(long produced, List<String> workerLog) {
     }
 
     /** Every task of the connector is RUNNING: nobody restarted anything by hand. */
-    static void assertTasksRunning(ConnectWorkerProcess worker, String connector, int tasks) throws Exception {
+    public static void assertTasksRunning(ConnectWorkerProcess worker, String connector, int tasks) throws Exception {
         var status = worker.rest().status(connector);
         assertEquals(tasks, status.path("tasks").size(), status.toString());
         for (var task : status.path("tasks")) {

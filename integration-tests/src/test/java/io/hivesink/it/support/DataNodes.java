@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -8,6 +8,6 @@ import java.lang.annotation.Target;
 /** How many HDFS DataNodes the class's FailoverStack runs ({@link StackExtension}): a test that loses one needs 3. */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
-@interface DataNodes {
-    int value();
+public @interface DataNodes {
+    public int value();
 }

@@ -1,4 +1,4 @@
-package io.hivesink.it;
+package io.hivesink.it.support;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -18,7 +18,7 @@ import io.hivesink.stack.connect.ConnectWorkerProcess;
  * until a mixed collection, and swung by 130 MiB between identical runs; after a full collection only what is
  * reachable is left.
  */
-final class LiveHeapSampler implements AutoCloseable {
+public final class LiveHeapSampler implements AutoCloseable {
 
     private static final ObjectName MEMORY = memoryBean();
 
@@ -43,12 +43,12 @@ final class LiveHeapSampler implements AutoCloseable {
         }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    static LiveHeapSampler every(ConnectWorkerProcess worker, Duration interval) {
+    public static LiveHeapSampler every(ConnectWorkerProcess worker, Duration interval) {
         return new LiveHeapSampler(worker, interval);
     }
 
     /** How many full collections the worker ran at the sampler's request; fails the test if it ran none. */
-    int collections() {
+    public int collections() {
         int count = collections.get();
         if (count == 0) {
             throw new AssertionError("the worker ran no full collection at the test's request over JMX: "
