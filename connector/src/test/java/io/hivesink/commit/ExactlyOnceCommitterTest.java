@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import org.apache.avro.file.DataFileReader;
@@ -477,6 +478,29 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void aTableChangedAfterItsBatchWasAdmittedIsAClearErrorAtCommit() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(ALL);
+        task.feed(List.of(EVENTS_0), 0, 1);
+        task.commit();
+        task.feed(List.of(EVENTS_0), 1, 2);
+        io.hivesink.batch.Batch admitted = task.buffer.drain();
+        // another writer changes the table between the batch's admission and its commit, schema and column
+        Table events = metastore.tables.get("db.events");
+        events.getSd().getCols().get(0).setType("string");
+        events.getParameters().computeIfPresent("avro.schema.literal",
+                (key, literal) -> literal.replace("{\"name\":\"id\",\"type\":\"long\"}",
+                        "{\"name\":\"id\",\"type\":\"string\"}"));
+        assertTrue(events.getParameters().get("avro.schema.literal").contains("\"string\"}"),
+                "the table's Avro schema names id a string now: " + events.getParameters());
+        ConnectException e = assertThrows(ConnectException.class, () -> task.committer.commit(admitted));
+        assertTrue(e.getMessage().contains("column id is string in the table but long in the records"),
+                e.getMessage());
+    }
+
+    @Test
     void aBatchOfOnlyRejectedRecordsStillCommitsItsOffsets() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task task = new Task(metastore, 0, FaultInjector.NONE, true);
@@ -582,6 +606,8 @@ class ExactlyOnceCommitterTest {
         }
     }
 
+    private static final AtomicLong INSTANCES = new AtomicLong();
+
     /** One task instance: its buffer and committer, on the shared directory and metastore. */
     private final class Task {
         final BatchBuffer buffer;
@@ -614,8 +640,10 @@ class ExactlyOnceCommitterTest {
             if (rejectBadRecords) {
                 props.put("errors.tolerance", "all");
             }
+            // a fixed clock per instance, and another for each: instance ids (and so batch ids) never collide
+            long startedAt = 1_700_000_000_000L + INSTANCES.incrementAndGet();
             TaskParts parts = TaskParts.build(props, fs, metastore, ForkJoinPool.commonPool(), faults,
-                    () -> 1_700_000_000_000L);
+                    () -> startedAt);
             buffer = parts.buffer();
             committer = parts.committer();
         }
