@@ -8,14 +8,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The classpath of a child JVM, written by building one of the child modules: {@code <module>/target/classpath.txt}
- * (its dependency jars) plus {@code <module>/target/classes} if the module has code.
+ * The classpath of a child JVM, written by building one of the child modules under {@code child-jvms/}:
+ * {@code <module>/target/classpath.txt} (its dependency jars) plus {@code <module>/target/classes} if the module has
+ * code.
  *
  * <p>Looks in the directory named by the system property {@code hivesink.<module>Dir} if set, else walks up from
  * {@code user.dir} (tests run in {@code integration-tests/}, the demo and the benchmarks from the repository root)
- * until a directory holds the module.
+ * until a directory holds {@code child-jvms/<module>}.
  */
 public final class ChildClasspath {
+
+    /** The folder of the child modules, at the repository root. */
+    private static final String CHILD_MODULES = "child-jvms";
 
     private final Path moduleDir;
     private final String classpath;
@@ -104,13 +108,14 @@ public final class ChildClasspath {
         }
         Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath().normalize();
         for (Path dir = start; dir != null; dir = dir.getParent()) {
-            Path candidate = dir.resolve(module);
+            Path candidate = dir.resolve(CHILD_MODULES).resolve(module);
             if (Files.isRegularFile(candidate.resolve("target/classpath.txt"))
                     || Files.isRegularFile(candidate.resolve("pom.xml"))) {
                 return candidate; // built, or present but not built (reported by the caller)
             }
         }
-        throw new IllegalStateException(missingMessage(property, "no " + module + "/target/classpath.txt in "
+        throw new IllegalStateException(missingMessage(property, "no " + CHILD_MODULES + "/" + module
+                + "/target/classpath.txt in "
                 + start + " or any parent"));
     }
 
