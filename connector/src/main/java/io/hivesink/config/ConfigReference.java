@@ -45,10 +45,10 @@ public final class ConfigReference {
             out.append("- Importance: ").append(key.importance.toString().toLowerCase(Locale.ROOT)).append('\n');
         }
         out.append("\n## Per-table settings\n\n")
-                .append("`").append(TableSettings.PREFIX).append("<table>.<key>` sets one of these keys for one table ")
-                .append("only, for example `table.payments.partitioner=kafka`: ");
-        out.append(String.join(", ", TableSettings.OVERRIDABLE.stream().map(k -> "`" + k + "`").toList()))
-                .append(". `").append(TableSettings.PREFIX).append("<table>.").append(TableSettings.LOCATION)
+                .append("`").append(TableOverrides.PREFIX).append("<table>.<key>` sets one of these keys for one ")
+                .append("table only, for example `table.payments.partitioner=kafka`: ");
+        out.append(String.join(", ", TableOverrides.OVERRIDABLE.stream().map(k -> "`" + k + "`").toList()))
+                .append(". `").append(TableOverrides.PREFIX).append("<table>.").append(TableOverrides.LOCATION)
                 .append("` sets the directory of a table the connector creates (an absolute path on `fs.url`, or a ")
                 .append("URL), for example `table.sales_orders.location=/data/sales/orders`. `<table>` is the ")
                 .append("table's name as the connector routes to it (lower case).\n");

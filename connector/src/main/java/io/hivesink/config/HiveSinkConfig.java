@@ -98,7 +98,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         problems.putAll(metastore.problems(kerberos));
         problems.putAll(tables.problems());
         problems.putAll(input.problems(originals()));
-        problems.putAll(TableSettings.problems(originalsStrings()));
+        problems.putAll(TableOverrides.problems(originalsStrings()));
         return problems;
     }
 

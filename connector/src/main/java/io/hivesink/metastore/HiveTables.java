@@ -21,6 +21,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.hivesink.config.TableConfig;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 
@@ -48,7 +49,7 @@ public final class HiveTables {
     private static final int MAX_EVOLUTION_ATTEMPTS = 5;
 
     private final Metastore metastore;
-    private final Function<String, TableOptions> optionsFor;
+    private final Function<String, TableConfig> optionsFor;
     private final String database;
     private final String databaseLocation;
     private final Map<String, HiveTable> known = new HashMap<>();
@@ -61,7 +62,7 @@ public final class HiveTables {
      * @param optionsFor per table name: where to create it, its properties, whether its schema may evolve
      */
     public HiveTables(Metastore metastore, String database, String warehouseUri,
-            Function<String, TableOptions> optionsFor) {
+            Function<String, TableConfig> optionsFor) {
         this.optionsFor = optionsFor;
         this.metastore = metastore;
         this.database = database;
@@ -134,7 +135,7 @@ public final class HiveTables {
                     + ". Rename one of them upstream (the ReplaceField transform), or send such records elsewhere.");
         }
         ensureDatabase();
-        TableOptions options = optionsFor.apply(name);
+        TableConfig options = optionsFor.apply(name);
         for (int attempt = 1; ; attempt++) {
             Table table = metastore.getTable(database, name).orElse(null);
             if (table == null) {
@@ -158,7 +159,7 @@ public final class HiveTables {
                         + "elsewhere), or change the table by hand.");
             }
             SchemaEvolution.Evolve evolve = (SchemaEvolution.Evolve) outcome;
-            if (!options.evolve()) {
+            if (!options.schemaEvolution()) {
                 throw new DataException("Table " + database + "." + name + " would need a schema change for this "
                         + "record (" + String.join("; ", evolve.changes()) + "), and schema.evolution is none. "
                         + "Set schema.evolution=compatible, or change the table by hand.");
@@ -292,7 +293,7 @@ public final class HiveTables {
         databaseChecked = true;
     }
 
-    private Table definition(String name, Schema avroSchema, PartitionSpec spec, TableOptions options) {
+    private Table definition(String name, Schema avroSchema, PartitionSpec spec, TableConfig options) {
         StorageDescriptor sd = new StorageDescriptor();
         sd.setCols(columns(avroSchema));
         sd.setLocation(options.location() != null ? options.location() : databaseLocation + "/" + name);
@@ -313,7 +314,7 @@ public final class HiveTables {
         for (int i = 0; i < spec.names().size(); i++) {
             partitionKeys.add(new FieldSchema(spec.names().get(i), spec.hiveTypes().get(i), "partition column"));
         }
-        Map<String, String> params = new HashMap<>(options.properties());
+        Map<String, String> params = new HashMap<>(options.tableProperties());
         params.put("EXTERNAL", "TRUE");
         params.put(AVRO_SCHEMA_LITERAL, avroSchema.toString());
         params.put(SCHEMA_FINGERPRINT, fingerprint(avroSchema));

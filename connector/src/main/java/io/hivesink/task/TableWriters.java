@@ -5,8 +5,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 
 import io.hivesink.avro.container.ParallelContainerWriter;
-import io.hivesink.config.PerTableConfig;
-import io.hivesink.config.TableSettings;
+import io.hivesink.config.TableConfig;
+import io.hivesink.config.TableOverrides;
 
 /**
  * The file writer of each table: one {@link ParallelContainerWriter} per codec and level in use, all on the task's
@@ -22,13 +22,13 @@ public final class TableWriters implements AutoCloseable {
     static final Map<String, String> HIVE_READER_METADATA = Map.of("writer.proleptic", "true",
             "writer.time.zone", "UTC");
 
-    private final TableSettings settings;
+    private final TableOverrides settings;
     private final ExecutorService pool;
     private final int threads;
     private final int syncIntervalBytes;
     private final Map<String, ParallelContainerWriter> byCodec = new ConcurrentHashMap<>();
 
-    TableWriters(TableSettings settings, ExecutorService pool, int threads, int syncIntervalBytes) {
+    TableWriters(TableOverrides settings, ExecutorService pool, int threads, int syncIntervalBytes) {
         this.settings = settings;
         this.pool = pool;
         this.threads = threads;
@@ -36,7 +36,7 @@ public final class TableWriters implements AutoCloseable {
     }
 
     public ParallelContainerWriter forTable(String table) {
-        PerTableConfig config = settings.configFor(table);
+        TableConfig config = settings.configFor(table);
         String codec = config.codecName();
         int level = config.codecLevel();
         return byCodec.computeIfAbsent(codec + ":" + level,

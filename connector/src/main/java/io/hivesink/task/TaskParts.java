@@ -23,9 +23,9 @@ import io.hivesink.commit.TaskRun;
 import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.InputConfig;
-import io.hivesink.config.PerTableConfig;
 import io.hivesink.config.StorageConfig;
-import io.hivesink.config.TableSettings;
+import io.hivesink.config.TableConfig;
+import io.hivesink.config.TableOverrides;
 import io.hivesink.config.TablesConfig;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.input.ConfluentAvroInput;
@@ -34,7 +34,6 @@ import io.hivesink.input.RecordInput;
 import io.hivesink.input.SchemaRegistryClient;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
-import io.hivesink.metastore.TableOptions;
 import io.hivesink.route.Partitioners;
 import io.hivesink.route.TableRouter;
 
@@ -66,12 +65,12 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     /** What the task keeps in the metastore: the tables it lands in, its task state and the ledger. */
     public record MetastoreParts(Metastore client, HiveTables tables, StateTables states, Ledger ledger) {
 
-        static MetastoreParts of(Metastore client, HiveSinkConfig config, TableSettings settings, Storage storage,
+        static MetastoreParts of(Metastore client, HiveSinkConfig config, TableOverrides settings, Storage storage,
                 TaskRun run) {
             TablesConfig tablesConfig = config.tables();
             String database = tablesConfig.database();
             HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
-                    table -> tableOptions(storage.fs(), settings, table));
+                    table -> tableConfig(storage.fs(), settings, table));
             StateTables.Deployment deployment = new StateTables.Deployment(run.connector(),
                     TableRouter.hiveSafeName(run.connector()), database);
             String stateLocation = new Path(storage.connectorStaging(), "state").toString();
@@ -115,7 +114,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     static TaskParts assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run, Storage storage,
             Metastore client, ExecutorService pool, FaultInjector faults, LongSupplier clock,
             boolean rejectBadRecords) {
-        TableSettings settings = TableSettings.of(props);
+        TableOverrides settings = TableOverrides.of(props);
         MetastoreParts metastore = MetastoreParts.of(client, config, settings, storage, run);
         int threads = config.avro().writerThreads();
         TableWriters writers = new TableWriters(settings, pool, threads, config.avro().syncIntervalBytes());
@@ -158,7 +157,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         return new ConfluentAvroInput(registry::schemaById, config.tables().routeField());
     }
 
-    private static FlushPolicy flushPolicy(HiveSinkConfig config, TableSettings tableSettings) {
+    private static FlushPolicy flushPolicy(HiveSinkConfig config, TableOverrides tableSettings) {
         Map<String, Long> tableLimits = new HashMap<>();
         for (String table : tableSettings.tablesSetting(BatchConfig.BATCH_MAX_RECORDS)) {
             tableLimits.put(table, (long) tableSettings.configFor(table).batchMaxRecords());
@@ -168,10 +167,10 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 tableLimits);
     }
 
-    private static TableOptions tableOptions(FileSystem fs, TableSettings settings, String table) {
-        PerTableConfig tableConfig = settings.configFor(table);
-        String location = settings.location(table);
-        return new TableOptions(location == null ? null : fs.makeQualified(new Path(location)).toString(),
-                tableConfig.tableProperties(), tableConfig.schemaEvolution());
+    /** The table's configuration, its directory (if it sets one) qualified on the FileSystem. */
+    private static TableConfig tableConfig(FileSystem fs, TableOverrides overrides, String table) {
+        TableConfig config = overrides.configFor(table);
+        return config.location() == null ? config
+                : config.locatedAt(fs.makeQualified(new Path(config.location())).toString());
     }
 }

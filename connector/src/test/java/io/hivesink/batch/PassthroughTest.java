@@ -336,7 +336,7 @@ class PassthroughTest {
                 + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"v\",\"type\":[\"string\",\"long\"]}]}");
         io.hivesink.metastore.HiveTables tables = new io.hivesink.metastore.HiveTables(
                 new io.hivesink.metastore.InMemoryMetastore(), "db", "file:/w",
-                table -> io.hivesink.metastore.TableOptions.DEFAULTS);
+                table -> io.hivesink.config.TableConfig.of(Map.of(), null));
         TableLayouts layouts = new TableLayouts("db", table -> List.of(),
                 (table, schema, spec) -> tables.ensureTable(table, schema, spec));
         BatchBuffer buffer = new BatchBuffer(new ConfluentAvroInput(id -> odd, null), new TableRouter(Map.of()),

@@ -82,7 +82,7 @@ class DurableFormatTest {
     void aLedgerMarkerCarriesItsVersionAndAnUnknownOneIsRefused() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Ledger ledger = new Ledger(new io.hivesink.metastore.HiveTables(metastore, "shop", "file:/warehouse",
-                table -> io.hivesink.metastore.TableOptions.DEFAULTS),
+                table -> io.hivesink.config.TableConfig.of(Map.of(), null)),
                 metastore, "hive_sink_ledger");
         ledger.mark("b-9", Map.of(TP, 42L));
         Partition marker = metastore.getPartition("shop", "hive_sink_ledger", List.of("b-9")).orElseThrow();

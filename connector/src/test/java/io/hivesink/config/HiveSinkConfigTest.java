@@ -89,7 +89,7 @@ class HiveSinkConfigTest {
         props.put("table.fact_orders.location", "/data/orders");
         props.put("table.properties", "owner=etl");
         HiveSinkConfig.parse(props);
-        TableSettings settings = TableSettings.of(props);
+        TableOverrides settings = TableOverrides.of(props);
         assertEquals(List.of("field"), settings.configFor("fact_orders").partitioners());
         assertEquals(List.of("country"), PartitionConfig.fieldsOf(settings.settingsFor("fact_orders")));
         assertEquals(List.of("time"), settings.configFor("dim_customer").partitioners());
@@ -100,7 +100,7 @@ class HiveSinkConfigTest {
         props.put("table.fact_orders.avro.codec", "zstandard");
         props.put("table.fact_orders.avro.codec.level", "19");
         HiveSinkConfig.parse(props);
-        assertEquals(19, TableSettings.of(props).configFor("fact_orders").codecLevel());
+        assertEquals(19, TableOverrides.of(props).configFor("fact_orders").codecLevel());
         props.put("table.fact_orders.avro.codec", "snappy");
         ConfigException level = assertThrows(ConfigException.class, () -> HiveSinkConfig.parse(props));
         assertTrue(level.getMessage().contains("table.fact_orders.avro.codec.level"), level.getMessage());
@@ -168,12 +168,12 @@ class HiveSinkConfigTest {
         props.put("batch.max.records", "5000");
         props.put("table.big.batch.max.records", "200000");
         props.put("table.big.schema.evolution", "none");
-        TableSettings settings = TableSettings.of(props);
-        PerTableConfig big = settings.configFor("big");
+        TableOverrides settings = TableOverrides.of(props);
+        TableConfig big = settings.configFor("big");
         assertEquals(200_000, big.batchMaxRecords());
         assertFalse(big.schemaEvolution());
         assertEquals("deflate", big.codecName());
-        PerTableConfig other = settings.configFor("other");
+        TableConfig other = settings.configFor("other");
         assertEquals(5000, other.batchMaxRecords());
         assertTrue(other.schemaEvolution());
         assertEquals(List.of("field"), other.partitioners());

@@ -18,13 +18,14 @@ import org.apache.kafka.connect.errors.DataException;
 import org.junit.jupiter.api.Test;
 
 import io.hivesink.commit.StateTables;
+import io.hivesink.config.TableConfig;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 
 class HiveTablesTest {
 
     /** Tables with the connector's default options. */
-    static final Function<String, TableOptions> DEFAULTS = table -> TableOptions.DEFAULTS;
+    static final Function<String, TableConfig> DEFAULTS = table -> TableConfig.of(Map.of(), null);
     static final PartitionSpec BY_DAY = new PartitionSpec(List.of("dt"), List.of("string"));
 
     static Schema schema(String fields) {
@@ -36,10 +37,15 @@ class HiveTablesTest {
     static final Schema V2 = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
             + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}");
 
+    /** A table's configuration where only what the metastore uses matters. */
+    static TableConfig options(String location, Map<String, String> properties, boolean evolve) {
+        return new TableConfig(List.of(), properties, evolve, "snappy", -1, 1_000_000, location);
+    }
+
     @Test
     void createsTheTableWhereAndHowTheOptionsSay() {
         InMemoryMetastore metastore = new InMemoryMetastore();
-        HiveTables tables = new HiveTables(metastore, "db", "file:/w", name -> new TableOptions(
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", name -> options(
                 name.equals("orders") ? "file:/elsewhere/orders" : null, Map.of("owner.team", "sales"), true));
         HiveTable orders = tables.ensureTable("orders", V1, BY_DAY);
         assertEquals("file:/elsewhere/orders", orders.location());
@@ -106,7 +112,7 @@ class HiveTablesTest {
                 incompatible.getMessage());
 
         HiveTables frozen = new HiveTables(metastore, "db", "file:/w",
-                name -> new TableOptions(null, Map.of(), false));
+                name -> options(null, Map.of(), false));
         DataException refused = assertThrows(DataException.class, () -> frozen.ensureTable("orders", V2, BY_DAY));
         assertTrue(refused.getMessage().contains("schema.evolution is none"), refused.getMessage());
         assertEquals(List.of("id:bigint", "qty:int"), columns(metastore.tables.get("db.orders").getSd().getCols()));

@@ -15,23 +15,23 @@ import org.apache.kafka.common.config.ConfigException;
  * Per-table overrides: {@code table.<name>.<key>} sets {@code <key>} for table {@code <name>} only, for the keys in
  * {@link #OVERRIDABLE}; {@code table.<name>.location} sets the directory of a table the connector creates.
  */
-public final class TableSettings {
+public final class TableOverrides {
 
     public static final String PREFIX = "table.";
     public static final String LOCATION = "location";
     /** The keys a table may set for itself. */
-    public static final List<String> OVERRIDABLE = PerTableConfig.KEYS;
+    public static final List<String> OVERRIDABLE = TableConfig.KEYS;
 
     private final Map<String, String> originals;
     private final Map<String, Map<String, String>> overrides;
-    private final Map<String, PerTableConfig> configs = new ConcurrentHashMap<>();
+    private final Map<String, TableConfig> configs = new ConcurrentHashMap<>();
 
-    private TableSettings(Map<String, String> originals, Map<String, Map<String, String>> overrides) {
+    private TableOverrides(Map<String, String> originals, Map<String, Map<String, String>> overrides) {
         this.originals = originals;
         this.overrides = overrides;
     }
 
-    public static TableSettings of(Map<String, String> props) {
+    public static TableOverrides of(Map<String, String> props) {
         Map<String, Map<String, String>> overrides = new HashMap<>();
         props.forEach((key, value) -> {
             String[] parts = split(key);
@@ -39,7 +39,7 @@ public final class TableSettings {
                 overrides.computeIfAbsent(parts[0], t -> new HashMap<>()).put(parts[1], value);
             }
         });
-        return new TableSettings(Map.copyOf(props), overrides);
+        return new TableOverrides(Map.copyOf(props), overrides);
     }
 
     /** The connector's properties with the table's overrides in place of the keys they override. */
@@ -55,8 +55,8 @@ public final class TableSettings {
     }
 
     /** The table's own settings, read once. */
-    public PerTableConfig configFor(String table) {
-        return configs.computeIfAbsent(table, t -> PerTableConfig.of(settingsFor(t)));
+    public TableConfig configFor(String table) {
+        return configs.computeIfAbsent(table, t -> TableConfig.of(settingsFor(t), location(t)));
     }
 
     /** The tables that set {@code key} for themselves. */
@@ -115,9 +115,9 @@ public final class TableSettings {
             }
         }
         if (problems.isEmpty()) {
-            TableSettings settings = of(props);
+            TableOverrides settings = of(props);
             for (String table : settings.overrides.keySet()) {
-                PerTableConfig config = settings.configFor(table);
+                TableConfig config = settings.configFor(table);
                 String levelProblem = AvroConfig.levelProblem(config.codecName(), config.codecLevel());
                 if (levelProblem != null) {
                     String levelKey = PREFIX + table + "." + AvroConfig.AVRO_CODEC_LEVEL;

@@ -6,8 +6,8 @@ import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 
 /**
- * What one table may set for itself ({@code table.<name>.<key>}, see {@link TableSettings}): the connector's value of
- * each such key, or the table's own.
+ * One table's configuration: for each key a table may set for itself ({@code table.<name>.<key>}, see
+ * {@link TableOverrides}) the table's own value, or the connector's; and where the connector creates the table.
  *
  * @param partitioners    the table's partitioners, in column order
  * @param tableProperties the properties a table the connector creates gets
@@ -15,9 +15,16 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param codecName       the codec of the table's files, lower case
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
+ * @param location        the directory of the table when the connector creates it ({@code table.<name>.location}),
+ *                        or null for {@code <warehouse>/<database>.db/<table>}
  */
-public record PerTableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
-        String codecName, int codecLevel, int batchMaxRecords) {
+public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
+        String codecName, int codecLevel, int batchMaxRecords, String location) {
+
+    public TableConfig {
+        partitioners = List.copyOf(partitioners);
+        tableProperties = Map.copyOf(tableProperties);
+    }
 
     /** The keys a table may set for itself. */
     public static final List<String> KEYS = List.of(PartitionConfig.PARTITIONER, PartitionConfig.PARTITION_FIELDS,
@@ -29,12 +36,19 @@ public record PerTableConfig(List<String> partitioners, Map<String, String> tabl
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.
      *
+     * @param location the table's directory, or null for the default
      * @throws org.apache.kafka.common.config.ConfigException if a value is not valid, naming the key
      */
-    static PerTableConfig of(Map<String, String> settings) {
+    public static TableConfig of(Map<String, String> settings, String location) {
         AbstractConfig config = HiveSinkConfig.readKeys(settings, KEYS);
-        return new PerTableConfig(PartitionConfig.partitioners(config), TablesConfig.tableProperties(config),
+        return new TableConfig(PartitionConfig.partitioners(config), TablesConfig.tableProperties(config),
                 TablesConfig.schemaEvolution(config), AvroConfig.codecName(config),
-                config.getInt(AvroConfig.AVRO_CODEC_LEVEL), config.getInt(BatchConfig.BATCH_MAX_RECORDS));
+                config.getInt(AvroConfig.AVRO_CODEC_LEVEL), config.getInt(BatchConfig.BATCH_MAX_RECORDS), location);
+    }
+
+    /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */
+    public TableConfig locatedAt(String qualified) {
+        return new TableConfig(partitioners, tableProperties, schemaEvolution, codecName, codecLevel,
+                batchMaxRecords, qualified);
     }
 }
