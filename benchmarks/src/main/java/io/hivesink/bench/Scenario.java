@@ -180,7 +180,7 @@ public enum Scenario {
         for (SinkRecord record : records) {
             buffer.add(record, 0);
             if (++delivered % 500 == 0) {
-                buffer.submitPending(); // Connect hands records over in polls of max.poll.records (500)
+                buffer.submitUnchunked(); // Connect hands records over in polls of max.poll.records (500)
             }
         }
         Batch batch = buffer.drain();

@@ -36,7 +36,7 @@ public final class BatchBuffer {
     private final ChunkQueue chunks;
     private final BatchAssembler assembler;
 
-    private List<TakenRecord> pending = new ArrayList<>();
+    private List<TakenRecord> unchunked = new ArrayList<>();
     private int chunkRecords = ChunkSizer.FIRST_CHUNK_RECORDS;
     /** Consecutive records mostly come from one topic: its table is at hand without a look-up. */
     private String lastTopic;
@@ -97,13 +97,13 @@ public final class BatchBuffer {
         offsets.take(record);
         opened(nowMs);
         String table = tableOf(record, value);
-        pending.add(new TakenRecord(record, value, table));
+        unchunked.add(new TakenRecord(record, value, table));
         if (table != null) {
             tableCounts.count(table);
         }
         records++;
-        if (pending.size() >= chunkRecords) {
-            submitPending();
+        if (unchunked.size() >= chunkRecords) {
+            submitUnchunked();
         }
         return true;
     }
@@ -134,14 +134,14 @@ public final class BatchBuffer {
      * Starts encoding the records taken since the last chunk, takes the chunks encoded by now into the batch, and
      * reports a bad record found by then.
      */
-    public void submitPending() {
+    public void submitUnchunked() {
         chunks.takeEncodedSoFar();
-        if (pending.isEmpty()) {
+        if (unchunked.isEmpty()) {
             return;
         }
-        List<TakenRecord> chunk = pending;
+        List<TakenRecord> chunk = unchunked;
         chunkRecords = sizer.chunkRecords();
-        pending = new ArrayList<>(chunkRecords);
+        unchunked = new ArrayList<>(chunkRecords);
         chunks.submit(chunk);
     }
 
@@ -213,7 +213,7 @@ public final class BatchBuffer {
      * now) is tried again at the next call, anything else leaves the batch to be dropped ({@link #discard}).
      */
     public Batch drain() {
-        submitPending();
+        submitUnchunked();
         chunks.takeAll();
         lastBatchEncodeMs = chunks.encodeMs();
         Batch batch = assembler.assemble(batchIdPrefix + "-" + (batchSequence + 1), offsets.fromOffsets(),
@@ -259,7 +259,7 @@ public final class BatchBuffer {
     private void reset() {
         chunks.clear();
         assembler.reset();
-        pending = new ArrayList<>();
+        unchunked = new ArrayList<>();
         offsets.endBatch();
         records = 0;
         skipped = 0;

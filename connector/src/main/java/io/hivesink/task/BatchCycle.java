@@ -138,7 +138,7 @@ public final class BatchCycle {
                 }
                 closer.afterRecord(nowMs);
             }
-            buffer.submitPending(); // encode what came in while the consumer fetches more
+            buffer.submitUnchunked(); // encode what came in while the consumer fetches more
             closer.afterDelivery();
             long dueInMs = soonest(soonest(memory.settle(), closer.msUntilDue()), claims.msUntilNextTry());
             if (dueInMs >= 0) {

@@ -137,7 +137,7 @@ class BatchBufferTest {
                 early.add(record, 0);
                 late.add(record, 0);
                 if (i % 500 == 0) {
-                    early.submitPending();
+                    early.submitUnchunked();
                 }
             }
             Batch compressedEarly = early.drain();
@@ -190,7 +190,7 @@ class BatchBufferTest {
                 records.forEach(record -> buffer.add(record, 0));
                 long deadline = System.nanoTime() + 10_000_000_000L;
                 while (System.nanoTime() < deadline) {
-                    buffer.submitPending(); // takes the chunks encoded by now, as put() does
+                    buffer.submitUnchunked(); // takes the chunks encoded by now, as put() does
                     Thread.sleep(5);
                 }
             }, "a chunk that mixes both tables fails while it is taken, before the batch closes");
@@ -230,7 +230,7 @@ class BatchBufferTest {
         for (int i = 0; i < n; i++) {
             buffer.add(order("orders", i % 3, i, i % 2 == 0 ? "eu" : "us"), 0);
             if (i % 500 == 0) {
-                buffer.submitPending();
+                buffer.submitUnchunked();
             }
         }
         Batch batch = buffer.drain();
@@ -272,7 +272,7 @@ class BatchBufferTest {
         assertNull(byRecords.flushReason(buffer, 100));
         buffer.add(order("orders", 0, 1, "eu"), 100);
         assertEquals("records", byRecords.flushReason(buffer, 100).description());
-        buffer.submitPending();
+        buffer.submitUnchunked();
         FlushPolicy byBytes = new FlushPolicy(100, 1, Long.MAX_VALUE);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (byBytes.flushReason(buffer, 100) == null && System.nanoTime() < deadline) {
