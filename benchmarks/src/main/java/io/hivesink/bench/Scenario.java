@@ -23,7 +23,6 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.container.AvroCodecFactories;
 import io.hivesink.avro.container.ParallelContainerWriter;
-import io.hivesink.avro.datum.DatumSource;
 import io.hivesink.avro.datum.EncodedDatums;
 import io.hivesink.avro.encode.ByteSink;
 import io.hivesink.avro.encode.ConnectSchemaMapper;
@@ -34,6 +33,7 @@ import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.RecordGroup;
 import io.hivesink.batch.TableAdmission;
 import io.hivesink.batch.TableLayouts;
+import io.hivesink.format.DatumSource;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConfluentFrame;
 import io.hivesink.input.ConnectInput;

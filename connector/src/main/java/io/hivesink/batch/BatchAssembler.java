@@ -10,7 +10,7 @@ import org.apache.kafka.common.TopicPartition;
 
 import io.hivesink.avro.container.FileBlocks;
 import io.hivesink.avro.container.ParallelContainerWriter;
-import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.format.DatumSource;
 
 /**
  * Makes the open batch from its encoded chunks, taken in order as they are encoded: one record group per file

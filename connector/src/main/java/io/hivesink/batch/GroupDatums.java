@@ -3,7 +3,7 @@ package io.hivesink.batch;
 import java.util.Arrays;
 import java.util.List;
 
-import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.format.DatumSource;
 
 /** The datums of one file group, picked out of the batch's chunks in record order, without copying them. */
 final class GroupDatums implements DatumSource, BatchAssembler.GroupFile {

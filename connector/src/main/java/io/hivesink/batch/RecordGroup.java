@@ -1,6 +1,6 @@
 package io.hivesink.batch;
 
-import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.format.DatumSource;
 import io.hivesink.table.PartitionValues;
 
 /**

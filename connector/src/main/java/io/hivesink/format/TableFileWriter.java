@@ -5,14 +5,12 @@ import java.io.OutputStream;
 
 import org.apache.avro.Schema;
 
-import io.hivesink.avro.datum.DatumSource;
 
 /**
  * The file format seam: writes one data file of a table from a batch's records of that table, their Avro schema and
  * encoded datums in Kafka order ({@link DatumSource}). The stream is flushed but not closed: the caller makes it
- * durable and closes it. The Avro container writer
- * ({@link io.hivesink.avro.container.ParallelContainerWriter}) sits here; a Parquet or ORC writer sits beside it, and
- * the commit names each file with its writer's {@link #extension()}.
+ * durable and closes it. The Avro container writer ({@code avro.container.ParallelContainerWriter}) sits here; a
+ * Parquet or ORC writer sits beside it, and the commit names each file with its writer's {@link #extension()}.
  */
 public interface TableFileWriter {
 

@@ -3,7 +3,7 @@ package io.hivesink.avro.container;
 import java.io.IOException;
 import java.io.OutputStream;
 
-import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.format.DatumSource;
 
 /**
  * Where a file's blocks end, by Avro's rule ({@code DataFileWriter}'s): a datum is appended to the open block, and the

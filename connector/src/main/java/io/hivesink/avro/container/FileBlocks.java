@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.avro.Schema;
 
-import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.format.DatumSource;
 
 /**
  * One container file's blocks, cut and compressed while its datums still arrive, so that little is left to compress

@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.avro.Schema;
 
-import io.hivesink.avro.datum.DatumSource;
 import io.hivesink.config.AvroCodecs;
+import io.hivesink.format.DatumSource;
 import io.hivesink.format.TableFileWriter;
 
 /**

@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.FutureTask;
 
-import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.format.DatumSource;
 
 /**
  * One block of a streaming write in flight: which datums it holds, and the buffer its framed, compressed bytes go to.

@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.hivesink.format.DatumSource;
+
 /**
  * Avro-encoded records held back to back in fixed-size pages, in arrival order. A buffered record costs its encoded
  * bytes plus an int, not a graph of objects, and pages avoid the copying and doubled peak of one growing array.

@@ -20,7 +20,7 @@ import org.apache.avro.generic.GenericDatumWriter;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.hivesink.avro.datum.DatumSource;
+import io.hivesink.format.DatumSource;
 
 /** Writing files in tests, with our writer and with Avro's, and checking them with Avro's reader. */
 final class ContainerFiles {

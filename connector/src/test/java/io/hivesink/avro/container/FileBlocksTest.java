@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import io.hivesink.avro.datum.DatumSource;
 import io.hivesink.config.AvroCodecs;
+import io.hivesink.format.DatumSource;
 
 /** A file compressed block by block as its datums arrive is the file the streaming write makes. */
 class FileBlocksTest {

@@ -40,9 +40,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import io.hivesink.avro.datum.DatumSource;
 import io.hivesink.avro.datum.EncodedDatums;
 import io.hivesink.config.AvroCodecs;
+import io.hivesink.format.DatumSource;
 
 class ParallelContainerWriterTest {
 

@@ -1,4 +1,4 @@
-package io.hivesink.avro.datum;
+package io.hivesink.format;
 
 /**
  * A sequence of Avro-encoded datums, in file order: datum {@code i} is {@code length(i)} bytes of {@code page(i)}
