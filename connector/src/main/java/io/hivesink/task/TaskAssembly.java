@@ -69,7 +69,6 @@ public final class TaskAssembly implements AutoCloseable {
      */
     public static TaskAssembly build(Map<String, String> props, MetastoreFactory metastores, LongSupplier clock,
             SinkTaskContext context) {
-        RejectedRecords rejected = RejectedRecords.of(context, props);
         HiveSinkConfig config = HiveSinkConfig.parse(props);
         TaskRun run = TaskParts.run(props.getOrDefault("name", "hive-sink"),
                 Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0")), clock);
@@ -79,8 +78,13 @@ public final class TaskAssembly implements AutoCloseable {
         TaskIdentity identity = kerberos.enabled()
                 ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
                 : TaskIdentity.WORKER;
-        return identity.call(() -> assemble(config, props, run, hadoopConf, identity, metastores, clock, rejected,
-                context));
+        Start start = new Start(config, props, run, hadoopConf, identity, clock, context);
+        return identity.call(() -> assemble(start, metastores));
+    }
+
+    /** What a task starts from: its configuration, its run, its identity and Connect's context. */
+    private record Start(HiveSinkConfig config, Map<String, String> props, TaskRun run, Configuration hadoopConf,
+            TaskIdentity identity, LongSupplier clock, SinkTaskContext context) {
     }
 
     /**
@@ -94,9 +98,14 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     /** Builds the parts, as the task's identity. */
-    private static TaskAssembly assemble(HiveSinkConfig config, Map<String, String> props, TaskRun run,
-            Configuration hadoopConf, TaskIdentity identity, MetastoreFactory metastores, LongSupplier clock,
-            RejectedRecords rejected, SinkTaskContext context) {
+    private static TaskAssembly assemble(Start start, MetastoreFactory metastores) {
+        HiveSinkConfig config = start.config();
+        TaskRun run = start.run();
+        TaskIdentity identity = start.identity();
+        LongSupplier clock = start.clock();
+        SinkTaskContext context = start.context();
+        RejectedRecords rejected = RejectedRecords.of(context, start.props());
+        Configuration hadoopConf = start.hadoopConf();
         FileSystem fs = HadoopFileSystems.open(config.storage().fsUrl(), hadoopConf);
         Metastore metastore = null;
         ExecutorService workers = null;
@@ -120,7 +129,7 @@ public final class TaskAssembly implements AutoCloseable {
             int threads = config.avro().writerThreads();
             workers = Executors.newFixedThreadPool(threads, new WorkerThreads(run.connector() + "-" + run.task(),
                     identity));
-            TaskParts parts = TaskParts.assemble(config, props, run, storage, metastore, workers,
+            TaskParts parts = TaskParts.assemble(config, start.props(), run, storage, metastore, workers,
                     FaultInjector.fromEnvironment(), clock, rejected != null);
             writers = parts.writers();
             Fencing fencing = parts.committer().start(Fencing.fromConfig(metastoreConfig.fencing()));

@@ -56,7 +56,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         static Storage on(FileSystem fs, StorageConfig config, TaskRun run) {
             String warehouseUri = fs.makeQualified(new Path(config.warehouseDir())).toString();
             Path connectorStaging = new Path(fs.makeQualified(new Path(config.stagingDir())),
-                    TableRouter.hiveSafeName(run.connector()));
+                    run.connectorTable());
             return new Storage(fs, warehouseUri, connectorStaging,
                     new StagingArea(fs, new Path(connectorStaging, "task-" + run.task())));
         }
@@ -72,7 +72,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
             HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
                     table -> tableConfig(storage.fs(), settings, table));
             StateTables.Deployment deployment = new StateTables.Deployment(run.connector(),
-                    TableRouter.hiveSafeName(run.connector()), database);
+                    run.connectorTable(), database);
             String stateLocation = new Path(storage.connectorStaging(), "state").toString();
             StateTables states = StateDatabase.locate(client, tablesConfig.stateDatabase(), database,
                     storage.warehouseUri(), in -> new StateTables(client, in, deployment, stateLocation,
@@ -87,10 +87,11 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
      * an earlier run's, and a zombie run of this task is told apart from the live one.
      */
     public static TaskRun run(String connector, int taskId, LongSupplier clock) {
-        String instance = TableRouter.hiveSafeName(connector) + "-t" + taskId + "-"
+        String connectorTable = TableRouter.hiveSafeName(connector);
+        String instance = connectorTable + "-t" + taskId + "-"
                 + Long.toString(clock.getAsLong(), 36) + "-"
                 + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
-        return new TaskRun(connector, taskId, instance);
+        return new TaskRun(connector, connectorTable, taskId, instance);
     }
 
     /**
