@@ -115,10 +115,10 @@ public enum Scenario {
             throws IOException {
         return switch (this) {
             case AVRO_DEFAULT, AVRO_BUFFERED -> avro(input, codec, out);
-            case HIVE_SINK -> hiveSink(new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()), layouts(),
+            case HIVE_SINK -> hiveSink(new BatchBuffer(ConnectInput.INSTANCE, byTopic(), layouts(),
                     "bench", pool, 2 * threads + 2, false, null), input.sinkRecords(), codec, threads, pool, out);
             case PASSTHROUGH -> hiveSink(new BatchBuffer(new ConfluentAvroInput(id -> input.avroSchema(), null),
-                    new TableRouter(Map.of()), layouts(), "bench", pool, 2 * threads + 2, false, null),
+                    byTopic(), layouts(), "bench", pool, 2 * threads + 2, false, null),
                     input.framedRecords(), codec, threads, pool, out);
             case AVRO_FROM_BYTES -> avroFromBytes(input, codec, out);
             case WRITE_ONLY -> writeOnly(input, codec, threads, pool, out);
@@ -227,5 +227,10 @@ public enum Scenario {
         public void flush() throws IOException {
             out.flush();
         }
+    }
+
+    /** Routes each record to the table named after its topic. */
+    static TableRouter byTopic() {
+        return new TableRouter(Map.of(), null, null, "${topic}", Set.of());
     }
 }

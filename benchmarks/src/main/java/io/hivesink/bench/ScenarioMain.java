@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -92,7 +93,7 @@ public final class ScenarioMain {
 
     private static Batch fill(List<SinkRecord> records, int threads, ExecutorService pool,
             ParallelContainerWriter early) {
-        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, byTopic(),
                 new TableLayouts("bench", table -> List.of(), TableAdmission.ANY), "bench", pool, 2 * threads + 2,
                 false, early == null ? null : table -> early);
         for (SinkRecord record : records) {
@@ -108,5 +109,10 @@ public final class ScenarioMain {
             Thread.sleep(100);
         }
         return memory.getHeapMemoryUsage().getUsed();
+    }
+
+    /** Routes each record to the table named after its topic. */
+    static TableRouter byTopic() {
+        return new TableRouter(Map.of(), null, null, "${topic}", Set.of());
     }
 }

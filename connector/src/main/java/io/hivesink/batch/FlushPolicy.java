@@ -14,10 +14,6 @@ public final class FlushPolicy {
     private final long maxIdleMs;
     private final Map<String, Long> maxRecordsPerTable;
 
-    public FlushPolicy(long maxRecords, long maxBytes, long maxIntervalMs) {
-        this(maxRecords, maxBytes, maxIntervalMs, 0, Map.of());
-    }
-
     /**
      * @param maxIdleMs how long a batch may go without a record before it closes; 0: no limit
      * @param maxRecordsPerTable tables with a record limit of their own

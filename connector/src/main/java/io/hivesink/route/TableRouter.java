@@ -34,11 +34,6 @@ public final class TableRouter {
     private final Map<String, String> byTopic = new ConcurrentHashMap<>();
     private final Map<String, String> byFieldValue = new ConcurrentHashMap<>();
 
-    /** Routes by topic: explicit names, else the topic made Hive-safe. */
-    public TableRouter(Map<String, String> topicToTable) {
-        this(topicToTable, null, null, "${topic}", Set.of());
-    }
-
     /**
      * @param topicRegex  null, or the pattern whose groups the template may use
      * @param routeField  null to route by topic, else the top-level field whose value names the table

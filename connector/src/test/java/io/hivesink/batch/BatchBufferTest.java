@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -58,8 +59,8 @@ class BatchBufferTest {
     }
 
     static BatchBuffer buffer() {
-        return new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of("customers", "dim_customers")),
-                byRegion(), "sink-t0-run", POOL, 3, false, null);
+        TableRouter router = new TableRouter(Map.of("customers", "dim_customers"), null, null, "${topic}", Set.of());
+        return new BatchBuffer(ConnectInput.INSTANCE, router, byRegion(), "sink-t0-run", POOL, 3, false, null);
     }
 
     @Test
@@ -128,7 +129,7 @@ class BatchBufferTest {
     void blocksCompressedAsTheBatchFillsWriteTheSameRecords() throws Exception {
         try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.DEFLATE, -1, 4096,
                 Map.of())) {
-            BatchBuffer early = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+            BatchBuffer early = new BatchBuffer(ConnectInput.INSTANCE, byTopic(),
                     byRegion(), "sink-t0-run", POOL, 3, false, table -> writer);
             BatchBuffer late = buffer();
             int n = ChunkSizer.MAX_CHUNK_RECORDS * 3 + 13;
@@ -175,7 +176,7 @@ class BatchBufferTest {
         try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.SNAPPY, -1, 4096,
                 Map.of())) {
             boolean[] broken = {true};
-            BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+            BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, byTopic(),
                     byRegion(), "sink-t0-run", POOL, 3, false, table -> {
                         if (broken[0] && table.equals("returns")) {
                             throw new IllegalStateException("no writer for " + table);
@@ -266,20 +267,20 @@ class BatchBufferTest {
     @Test
     void flushPolicyClosesOnRecordsBytesOrAge() {
         BatchBuffer buffer = buffer();
-        FlushPolicy byRecords = new FlushPolicy(2, Long.MAX_VALUE, Long.MAX_VALUE);
+        FlushPolicy byRecords = new FlushPolicy(2, Long.MAX_VALUE, Long.MAX_VALUE, 0, Map.of());
         assertNull(byRecords.flushReason(buffer, 0), "an empty batch never flushes");
         buffer.add(order("orders", 0, 0, "eu"), 100);
         assertNull(byRecords.flushReason(buffer, 100));
         buffer.add(order("orders", 0, 1, "eu"), 100);
         assertEquals("records", byRecords.flushReason(buffer, 100).description());
         buffer.submitUnchunked();
-        FlushPolicy byBytes = new FlushPolicy(100, 1, Long.MAX_VALUE);
+        FlushPolicy byBytes = new FlushPolicy(100, 1, Long.MAX_VALUE, 0, Map.of());
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (byBytes.flushReason(buffer, 100) == null && System.nanoTime() < deadline) {
             Thread.onSpinWait(); // bytes count once the chunk is encoded in the background
         }
         assertEquals("bytes", byBytes.flushReason(buffer, 100).description());
-        FlushPolicy byAge = new FlushPolicy(100, Long.MAX_VALUE, 50);
+        FlushPolicy byAge = new FlushPolicy(100, Long.MAX_VALUE, 50, 0, Map.of());
         assertNull(byAge.flushReason(buffer, 149));
         assertEquals("interval", byAge.flushReason(buffer, 150).description());
     }
@@ -328,7 +329,7 @@ class BatchBufferTest {
 
     @Test
     void badRecordsAreSetAsideWhenTheTaskReportsThemAndTheRestLands() {
-        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()),
+        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, byTopic(),
                 byRegion(), "sink-t0-run", POOL, 3, true, null);
         Schema noRegion = SchemaBuilder.struct().name("Order").field("id", Schema.INT64_SCHEMA).build();
         buffer.add(order("orders", 0, 0, "eu"), 0);
@@ -355,7 +356,7 @@ class BatchBufferTest {
             admissions[0]++;
             throw new DataException("column id is long in the table but string in the records");
         });
-        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, new TableRouter(Map.of()), layouts, "sink-t0-run",
+        BatchBuffer buffer = new BatchBuffer(ConnectInput.INSTANCE, byTopic(), layouts, "sink-t0-run",
                 POOL, 3, true, null);
         for (long offset = 0; offset < 600; offset++) {
             buffer.add(order("orders", 0, offset, "eu"), 0);
@@ -364,5 +365,10 @@ class BatchBufferTest {
         assertEquals(0, batch.records());
         assertEquals(600, batch.rejected().size());
         assertEquals(1, admissions[0], "the refusal is remembered per schema");
+    }
+
+    /** Routes each record to the table named after its topic. */
+    static TableRouter byTopic() {
+        return new TableRouter(Map.of(), null, null, "${topic}", Set.of());
     }
 }

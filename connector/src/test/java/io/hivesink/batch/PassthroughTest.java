@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -151,7 +152,7 @@ class PassthroughTest {
     }
 
     static BatchBuffer buffer(io.hivesink.input.RecordInput input, boolean rejectBadRecords) {
-        return new BatchBuffer(input, new TableRouter(Map.of()), layouts(), "t0", POOL, 3, rejectBadRecords, null);
+        return new BatchBuffer(input, byTopic(), layouts(), "t0", POOL, 3, rejectBadRecords, null);
     }
 
     /** Per partition path, the records of its file as Hive reads them: through the table schema. */
@@ -339,7 +340,7 @@ class PassthroughTest {
                 table -> io.hivesink.config.TableConfig.of(Map.of(), null));
         TableLayouts layouts = new TableLayouts("db", table -> List.of(),
                 (table, schema, spec) -> tables.ensureTable(table, schema, spec));
-        BatchBuffer buffer = new BatchBuffer(new ConfluentAvroInput(id -> odd, null), new TableRouter(Map.of()),
+        BatchBuffer buffer = new BatchBuffer(new ConfluentAvroInput(id -> odd, null), byTopic(),
                 layouts, "t0", POOL, 3, true, null);
         for (long offset = 0; offset < 2; offset++) {
             GenericRecord record = new GenericData.Record(odd);
@@ -370,5 +371,10 @@ class PassthroughTest {
         assertEquals(4, buffer.tableRecordCount("sales_us"));
         Batch batch = buffer.drain();
         assertEquals(List.of("sales_eu", "sales_us"), List.copyOf(new java.util.TreeSet<>(batch.tables())));
+    }
+
+    /** Routes each record to the table named after its topic. */
+    static TableRouter byTopic() {
+        return new TableRouter(Map.of(), null, null, "${topic}", Set.of());
     }
 }

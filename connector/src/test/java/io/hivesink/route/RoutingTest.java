@@ -31,7 +31,7 @@ class RoutingTest {
 
     @Test
     void explicitMappingWinsOverTheTopicName() {
-        TableRouter router = new TableRouter(Map.of("customers", "dim_customers"));
+        TableRouter router = new TableRouter(Map.of("customers", "dim_customers"), null, null, "${topic}", Set.of());
         assertEquals("dim_customers", router.tableFor("customers"));
         assertEquals("orders_eu", router.tableFor("orders.eu"));
     }

@@ -49,7 +49,7 @@ class BatchCloserTest {
     @Test
     void theBatchClosesWithTheRecordThatReachesItsLimit() {
         TaskParts parts = claimed();
-        BatchCloser closer = closer(parts, new FlushPolicy(3, Long.MAX_VALUE, Long.MAX_VALUE), 0);
+        BatchCloser closer = closer(parts, new FlushPolicy(3, Long.MAX_VALUE, Long.MAX_VALUE, 0, Map.of()), 0);
         for (long offset = 0; offset < 5; offset++) {
             rig.take(parts, P0, offset, offset + 1);
             closer.afterRecord(now.get());
@@ -61,7 +61,7 @@ class BatchCloserTest {
     @Test
     void aBatchClosesWhenItsIntervalIsUpThoughNoRecordCame() {
         TaskParts parts = claimed();
-        BatchCloser closer = closer(parts, new FlushPolicy(1_000, Long.MAX_VALUE, 10_000), 0);
+        BatchCloser closer = closer(parts, new FlushPolicy(1_000, Long.MAX_VALUE, 10_000, 0, Map.of()), 0);
         rig.take(parts, P0, 0, 2);
         closer.afterRecord(now.get());
         now.addAndGet(4_000);
@@ -78,7 +78,8 @@ class BatchCloserTest {
     @Test
     void aTaskThatFillsTheMemoryBudgetClosesItsBatchEarly() {
         TaskParts parts = claimed();
-        BatchCloser closer = closer(parts, new FlushPolicy(1_000_000, Long.MAX_VALUE, Long.MAX_VALUE), 20_000);
+        BatchCloser closer = closer(parts, new FlushPolicy(1_000_000, Long.MAX_VALUE, Long.MAX_VALUE, 0, Map.of()),
+                20_000);
         for (long offset = 0; offset < 2_000 && parts.committer().committedOffsets().isEmpty(); offset++) {
             rig.take(parts, P0, offset, offset + 1);
             parts.buffer().submitUnchunked();
