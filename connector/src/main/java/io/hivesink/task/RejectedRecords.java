@@ -46,12 +46,17 @@ final class RejectedRecords {
         if (reporter != null) {
             return new RejectedRecords(reporter);
         }
-        if ("all".equalsIgnoreCase(props.getOrDefault(ERRORS_TOLERANCE, "none").trim())) {
+        if (toleratesAll(props)) {
             log.info("errors.tolerance=all without errors.deadletterqueue.topic.name or errors.log.enable: records "
                     + "that cannot land are skipped, each logged at WARN");
             return new RejectedRecords(null);
         }
         return null;
+    }
+
+    /** Whether the connector lets records that cannot land pass ({@code errors.tolerance=all}). */
+    static boolean toleratesAll(Map<String, String> props) {
+        return "all".equalsIgnoreCase(props.getOrDefault(ERRORS_TOLERANCE, "none").trim());
     }
 
     /** Records skipped so far (errors.tolerance=all without a reporter). */

@@ -70,8 +70,7 @@ public final class TaskAssembly implements AutoCloseable {
     public static TaskAssembly build(Map<String, String> props, MetastoreFactory metastores, LongSupplier clock,
             SinkTaskContext context) {
         HiveSinkConfig config = HiveSinkConfig.parse(props);
-        TaskRun run = TaskParts.run(props.getOrDefault("name", "hive-sink"),
-                Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0")), clock);
+        TaskRun run = TaskParts.run(props, clock);
         Configuration hadoopConf = HadoopFileSystems.configuration(config.storage().hadoopConfDir(),
                 config.storage().umask());
         KerberosConfig kerberos = config.kerberos();

@@ -86,7 +86,9 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
      * One run of a task: the instance id is unique per run, so that batch ids (and so file names) never collide with
      * an earlier run's, and a zombie run of this task is told apart from the live one.
      */
-    public static TaskRun run(String connector, int taskId, LongSupplier clock) {
+    static TaskRun run(Map<String, String> props, LongSupplier clock) {
+        String connector = props.getOrDefault("name", "hive-sink");
+        int taskId = Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0"));
         String connectorTable = TableRouter.hiveSafeName(connector);
         String instance = connectorTable + "-t" + taskId + "-"
                 + Long.toString(clock.getAsLong(), 36) + "-"
@@ -102,13 +104,11 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     public static TaskParts build(Map<String, String> props, FileSystem fs, Metastore metastore,
             ExecutorService pool, FaultInjector faults, LongSupplier clock) {
         HiveSinkConfig config = HiveSinkConfig.parse(props);
-        TaskRun run = run(props.getOrDefault("name", "hive-sink"),
-                Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_ID, "0")), clock);
+        TaskRun run = run(props, clock);
         Storage storage = Storage.on(fs, config.storage(), run);
         storage.staging().prepare("the test's user");
-        boolean rejectBadRecords = "all".equalsIgnoreCase(
-                props.getOrDefault(RejectedRecords.ERRORS_TOLERANCE, "none").trim());
-        return assemble(config, props, run, storage, metastore, pool, faults, clock, rejectBadRecords);
+        return assemble(config, props, run, storage, metastore, pool, faults, clock,
+                RejectedRecords.toleratesAll(props));
     }
 
     /** The parts over storage and a metastore client that are ready. */
