@@ -14,10 +14,12 @@ import org.apache.kafka.common.TopicPartition;
  * each stretch starts at the offset committed before it, or, in a partition never committed, where the task started
  * it ({@code startOffsets}: the first offset it took since the partition was assigned). {@code records} counts the
  * records that land in tables, {@code skipped} the ones taken but stored nowhere by design (ignored tombstones).
+ * {@code chunkBytes} counts the encoded chunks the batch keeps because groups read their datums from them (all of
+ * them, unless blocks are compressed early; then those a columnar table's records are in).
  */
 public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> rejected,
         Map<TopicPartition, Long> fromOffsets, Map<TopicPartition, Long> nextOffsets,
-        Map<TopicPartition, Long> startOffsets, long records, long bytes, long skipped) {
+        Map<TopicPartition, Long> startOffsets, long records, long bytes, long skipped, long chunkBytes) {
 
     public Batch {
         groups = List.copyOf(groups);
@@ -27,11 +29,16 @@ public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> re
         startOffsets = Map.copyOf(startOffsets);
     }
 
-    /** What the batch holds in the heap now: its encoded bytes, less what compressing its blocks early saved. */
+    /**
+     * What the batch holds in the heap now: the chunks it keeps, and the blocks compressed early (less than their
+     * records' encoded bytes once compressed).
+     */
     public long heldBytes() {
-        long held = 0;
+        long held = chunkBytes;
         for (RecordGroup group : groups) {
-            held += group.datums().heldBytes();
+            if (!(group.datums() instanceof GroupDatums)) {
+                held += group.datums().heldBytes();
+            }
         }
         return held;
     }

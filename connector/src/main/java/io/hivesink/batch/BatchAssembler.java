@@ -23,7 +23,10 @@ import io.hivesink.format.DatumSource;
  */
 final class BatchAssembler {
 
-    /** The writer of each table's files, whose blocks are compressed as they fill; null: datums stay in chunks. */
+    /**
+     * The writer of each table's files, whose blocks are compressed as they fill; null (or null for a table, one not
+     * in Avro): datums stay in chunks.
+     */
     private final Function<String, ParallelContainerWriter> earlyWriters;
     /** The chunks the groups' datums lie in, when they stay there; the assembled batch keeps this list. */
     private List<EncodedChunk> chunks = new ArrayList<>();
@@ -34,6 +37,8 @@ final class BatchAssembler {
     private int takenChunks;
     private long landed;
     private long takenBytes;
+    /** With early writers: bytes of the chunks kept because a group (a columnar table's) picks datums from them. */
+    private long keptChunkBytes;
 
     BatchAssembler(Function<String, ParallelContainerWriter> earlyWriters) {
         this.earlyWriters = earlyWriters;
@@ -43,9 +48,7 @@ final class BatchAssembler {
     @SuppressWarnings("ReferenceEquality") // the last group's file is reused while the same group repeats
     void take(EncodedChunk chunk) {
         int index = takenChunks++;
-        if (earlyWriters == null) {
-            chunks.add(chunk);
-        }
+        chunks.add(chunk);
         rejected.addAll(chunk.rejected);
         landed += chunk.count;
         takenBytes += chunk.data.length;
@@ -53,6 +56,7 @@ final class BatchAssembler {
                 stats.computeIfAbsent(group, g -> new GroupStats()).append(chunkStats));
         RecordGroup lastGroup = null;
         GroupFile lastFile = null;
+        boolean picked = false;
         for (int r = 0; r < chunk.count; r++) {
             RecordGroup group = chunk.groups[r];
             if (group != lastGroup) {
@@ -63,8 +67,16 @@ final class BatchAssembler {
                     files.put(group, lastFile);
                     order.add(group);
                 }
+                picked |= lastFile instanceof GroupDatums;
             }
             lastFile.add(chunk, index, r);
+        }
+        if (earlyWriters != null) {
+            if (picked) {
+                keptChunkBytes += chunk.data.length;
+            } else {
+                chunks.set(index, null); // every datum was copied into compressed blocks: let the chunk go
+            }
         }
     }
 
@@ -72,8 +84,11 @@ final class BatchAssembler {
         if (earlyWriters == null) {
             return new GroupDatums(chunks);
         }
-        FileBlocks blocks = earlyWriters.apply(group.table()).openFile();
-        return new EarlyBlocks(blocks);
+        ParallelContainerWriter writer = earlyWriters.apply(group.table());
+        if (writer == null) { // a columnar table: its datums stay in their chunks
+            return new GroupDatums(chunks);
+        }
+        return new EarlyBlocks(writer.openFile());
     }
 
     /** The batch of the chunks taken since the last {@link #reset}. */
@@ -85,7 +100,7 @@ final class BatchAssembler {
                     stats.get(group)));
         }
         return new Batch(id, groups, rejected, fromOffsets, nextOffsets, startOffsets, landed, encodedBytes,
-                skipped);
+                skipped, earlyWriters == null ? takenBytes : keptChunkBytes);
     }
 
     /** Encoded bytes of the chunks taken. */
@@ -98,9 +113,11 @@ final class BatchAssembler {
         if (earlyWriters == null) {
             return takenBytes;
         }
-        long held = 0;
+        long held = keptChunkBytes;
         for (GroupFile file : files.values()) {
-            held += file.datums().heldBytes();
+            if (file instanceof EarlyBlocks) {
+                held += file.datums().heldBytes();
+            }
         }
         return held;
     }
@@ -123,6 +140,7 @@ final class BatchAssembler {
         takenChunks = 0;
         landed = 0;
         takenBytes = 0;
+        keptChunkBytes = 0;
     }
 
     /** Where a group's datums go as chunks are taken. */

@@ -12,7 +12,8 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * The connector's one configuration definition, composed of its groups: {@link StorageConfig}, {@link
  * MetastoreConfig}, {@link KerberosConfig}, {@link InputConfig}, {@link TablesConfig}, {@link PartitionConfig}, {@link
- * BatchConfig} and {@link AvroConfig}. Each group defines and documents its keys and reads them into a typed value;
+ * BatchConfig}, {@link AvroConfig} and {@link
+ * ParquetConfig}. Each group defines and documents its keys and reads them into a typed value;
  * this class parses the properties once and checks what crosses groups. {@code docs/configuration.md} is generated
  * from the definition by {@link ConfigReference} and checked against it by a test.
  */
@@ -34,6 +35,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     private final PartitionConfig partitioning;
     private final BatchConfig batch;
     private final AvroConfig avro;
+    private final ParquetConfig parquet;
 
     private HiveSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -45,6 +47,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         partitioning = PartitionConfig.from(this);
         batch = BatchConfig.from(this);
         avro = AvroConfig.from(this);
+        parquet = ParquetConfig.from(this);
     }
 
     /** Parses the properties, checking each key alone; see {@link #crossKeyProblems()} for the rest. */
@@ -87,6 +90,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         PartitionConfig.define(def);
         BatchConfig.define(def);
         AvroConfig.define(def);
+        ParquetConfig.define(def);
         return def;
     }
 
@@ -132,5 +136,9 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public AvroConfig avro() {
         return avro;
+    }
+
+    public ParquetConfig parquet() {
+        return parquet;
     }
 }

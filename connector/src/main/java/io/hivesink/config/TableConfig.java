@@ -12,14 +12,17 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param partitioners    the table's partitioners, in column order
  * @param tableProperties the properties a table the connector creates gets
  * @param schemaEvolution whether compatible schema changes evolve the table
- * @param codecName       the codec of the table's files, lower case
+ * @param format          the table's file format, lower case: {@code avro} or {@code parquet}
+ * @param codecName       the Avro codec of the table's files, lower case
+ * @param parquetCodec    the Parquet codec of the table's files, lower case
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
  * @param location        the directory of the table when the connector creates it ({@code table.<name>.location}),
  *                        or null for {@code <warehouse>/<database>.db/<table>}
  */
 public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
-        String codecName, int codecLevel, int batchMaxRecords, String location) {
+        String format, String codecName, int codecLevel, String parquetCodec, boolean parquetDictionary,
+        int batchMaxRecords, String location) {
 
     public TableConfig {
         partitioners = List.copyOf(partitioners);
@@ -31,7 +34,8 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
             PartitionConfig.PARTITION_TIME_PATTERN, PartitionConfig.PARTITION_TIME_ZONE,
             PartitionConfig.PARTITION_TIME_FIELD, PartitionConfig.PARTITION_TIME_FIELD_UNIT,
             PartitionConfig.PARTITION_TIME_FIELD_FORMAT, TablesConfig.TABLE_PROPERTIES, TablesConfig.SCHEMA_EVOLUTION,
-            AvroConfig.AVRO_CODEC, AvroConfig.AVRO_CODEC_LEVEL, BatchConfig.BATCH_MAX_RECORDS);
+            TablesConfig.FORMAT, AvroConfig.AVRO_CODEC, AvroConfig.AVRO_CODEC_LEVEL, ParquetConfig.PARQUET_CODEC,
+            ParquetConfig.PARQUET_DICTIONARY, BatchConfig.BATCH_MAX_RECORDS);
 
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.
@@ -42,13 +46,21 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
     public static TableConfig of(Map<String, String> settings, String location) {
         AbstractConfig config = HiveSinkConfig.readKeys(settings, KEYS);
         return new TableConfig(PartitionConfig.partitioners(config), TablesConfig.tableProperties(config),
-                TablesConfig.schemaEvolution(config), AvroConfig.codecName(config),
-                config.getInt(AvroConfig.AVRO_CODEC_LEVEL), config.getInt(BatchConfig.BATCH_MAX_RECORDS), location);
+                TablesConfig.schemaEvolution(config), TablesConfig.format(config), AvroConfig.codecName(config),
+                config.getInt(AvroConfig.AVRO_CODEC_LEVEL), ParquetConfig.codecName(config),
+                config.getBoolean(ParquetConfig.PARQUET_DICTIONARY), config.getInt(BatchConfig.BATCH_MAX_RECORDS),
+                location);
+    }
+
+    /** The same, in another file format. */
+    public TableConfig inFormat(String otherFormat) {
+        return new TableConfig(partitioners, tableProperties, schemaEvolution, otherFormat, codecName, codecLevel,
+                parquetCodec, parquetDictionary, batchMaxRecords, location);
     }
 
     /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */
     public TableConfig locatedAt(String qualified) {
-        return new TableConfig(partitioners, tableProperties, schemaEvolution, codecName, codecLevel,
-                batchMaxRecords, qualified);
+        return new TableConfig(partitioners, tableProperties, schemaEvolution, format, codecName, codecLevel,
+                parquetCodec, parquetDictionary, batchMaxRecords, qualified);
     }
 }

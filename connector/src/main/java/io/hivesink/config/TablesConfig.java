@@ -34,11 +34,15 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
     public static final String ROUTE_TABLE_TEMPLATE = "route.table.template";
     public static final String TABLE_PROPERTIES = "table.properties";
     public static final String SCHEMA_EVOLUTION = "schema.evolution";
+    public static final String FORMAT = "format";
     public static final String LEDGER_TABLE = "ledger.table";
     public static final String STATE_DATABASE = "state.database";
 
     public static final String EVOLUTION_COMPATIBLE = "compatible";
     public static final String EVOLUTION_NONE = "none";
+
+    public static final String FORMAT_AVRO = "avro";
+    public static final String FORMAT_PARQUET = "parquet";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -91,6 +95,16 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
                         + "evolves too. Records that need any other change are bad records, with an error that "
                         + "names the column. none: records must fit the table as it is.",
                 GROUP, ++order, Width.SHORT, "Schema evolution");
+        def.define(FORMAT, Type.STRING, FORMAT_AVRO, ConfigDef.CaseInsensitiveValidString.in(FORMAT_AVRO,
+                FORMAT_PARQUET), Importance.MEDIUM,
+                "File format of the tables the connector creates, for every table or one "
+                        + "(table.<name>.format). avro: Avro container files (AvroSerDe); every column is read for "
+                        + "every query, the fastest to write, and the schema travels in each file. parquet: Parquet "
+                        + "files (ParquetHiveSerDe), columnar, so a query reads only the columns it names: pick it "
+                        + "for wide tables that queries read a few columns of; Hive, Spark and Trino read it. A "
+                        + "table's format is fixed when it is created: a table that exists in another format is "
+                        + "refused, naming both.",
+                GROUP, ++order, Width.SHORT, "File format");
         def.define(LEDGER_TABLE, Type.STRING, "hive_sink_ledger", Validators.hiveIdentifier(), Importance.MEDIUM,
                 "Table in hive.database that records every committed batch: one row per batch, table and "
                         + "partition, with the record count, the Kafka offsets and timestamps it covers, in a "
@@ -129,6 +143,10 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
             properties.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
         }
         return properties;
+    }
+
+    static String format(AbstractConfig config) {
+        return config.getString(FORMAT).trim().toLowerCase(Locale.ROOT);
     }
 
     static boolean schemaEvolution(AbstractConfig config) {

@@ -22,13 +22,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.config.TableConfig;
+import io.hivesink.config.TablesConfig;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 
 /**
  * The Hive tables of one database as the connector sees them: creates a missing database or table as an external
- * Avro table, checks an existing one against the records, and registers new partitions, remembering which exist so
- * that the metastore is asked once per table, not once per batch.
+ * table of its format (Avro or Parquet), checks an existing one against the records, and registers new partitions,
+ * remembering which exist so that the metastore is asked once per table, not once per batch. Every table keeps its
+ * Avro schema in {@code avro.schema.literal}, whatever its format: the schema its evolution merges into, and for an
+ * Avro table the schema Hive reads its files with.
  *
  * <p>Several tasks (and connectors) may evolve one table at once: task A widens a column while task B adds one. Each
  * evolution is therefore conditional on the schema it was merged from: by compare-and-set on the table's schema
@@ -41,6 +44,9 @@ public final class HiveTables {
     static final String AVRO_SERDE = "org.apache.hadoop.hive.serde2.avro.AvroSerDe";
     static final String AVRO_INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat";
     static final String AVRO_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat";
+    static final String PARQUET_SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe";
+    static final String PARQUET_INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat";
+    static final String PARQUET_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat";
     static final String AVRO_SCHEMA_LITERAL = "avro.schema.literal";
     /** A fingerprint of the schema hive-sink last wrote to the table, which its next evolution expects to find. */
     static final String SCHEMA_FINGERPRINT = "hive-sink.schema-fingerprint";
@@ -143,7 +149,7 @@ public final class HiveTables {
                 table = metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("Table "
                         + database + "." + name + " was created but cannot be read back from the metastore.", null));
             }
-            Schema tableSchema = checkedSchema(table, partitionSpec);
+            Schema tableSchema = checkedSchema(table, partitionSpec, options.format());
             SchemaEvolution.Outcome outcome = SchemaEvolution.evolve(tableSchema, recordSchema);
             if (outcome instanceof SchemaEvolution.AlreadyReadable) {
                 HiveTable admitted = cached != null && cached.avroSchema().equals(tableSchema) ? cached
@@ -297,13 +303,14 @@ public final class HiveTables {
         StorageDescriptor sd = new StorageDescriptor();
         sd.setCols(columns(avroSchema));
         sd.setLocation(options.location() != null ? options.location() : databaseLocation + "/" + name);
-        sd.setInputFormat(AVRO_INPUT_FORMAT);
-        sd.setOutputFormat(AVRO_OUTPUT_FORMAT);
+        boolean parquet = TablesConfig.FORMAT_PARQUET.equals(options.format());
+        sd.setInputFormat(parquet ? PARQUET_INPUT_FORMAT : AVRO_INPUT_FORMAT);
+        sd.setOutputFormat(parquet ? PARQUET_OUTPUT_FORMAT : AVRO_OUTPUT_FORMAT);
         sd.setCompressed(false);
         sd.setNumBuckets(-1);
         SerDeInfo serde = new SerDeInfo();
         serde.setName(name);
-        serde.setSerializationLib(AVRO_SERDE);
+        serde.setSerializationLib(parquet ? PARQUET_SERDE : AVRO_SERDE);
         serde.setParameters(new HashMap<>(Map.of("serialization.format", "1")));
         sd.setSerdeInfo(serde);
         sd.setParameters(new HashMap<>());
@@ -319,6 +326,10 @@ public final class HiveTables {
         params.put(AVRO_SCHEMA_LITERAL, avroSchema.toString());
         params.put(SCHEMA_FINGERPRINT, fingerprint(avroSchema));
         params.put("created.by", "hive-sink");
+        if (parquet) { // what Hive itself writes into the table (INSERT) is compressed as the connector's files
+            params.putIfAbsent("parquet.compression", options.parquetCodec().equals("none") ? "UNCOMPRESSED"
+                    : options.parquetCodec().toUpperCase(java.util.Locale.ROOT));
+        }
 
         Table table = new Table();
         table.setDbName(database);
@@ -340,16 +351,27 @@ public final class HiveTables {
         return columns;
     }
 
-    /** The table's Avro schema, after checking that the connector can write the table at all. */
-    private Schema checkedSchema(Table table, PartitionSpec spec) {
+    /**
+     * The table's Avro schema, after checking that the connector can write the table at all, in {@code format}.
+     */
+    private Schema checkedSchema(Table table, PartitionSpec spec, String format) {
         String qualified = database + "." + table.getTableName();
         String literal = avroLiteral(table);
-        if (literal == null || !AVRO_SERDE.equals(table.getSd().getSerdeInfo().getSerializationLib())) {
+        String serde = table.getSd().getSerdeInfo().getSerializationLib();
+        String tableFormat = formatOf(serde);
+        if (literal == null || tableFormat == null) {
             String url = table.getParameters() == null ? null : table.getParameters().get("avro.schema.url");
-            throw new ConnectException("Table " + qualified + " exists but is not an Avro table with "
-                    + AVRO_SCHEMA_LITERAL + " (SerDe " + table.getSd().getSerdeInfo().getSerializationLib()
+            throw new ConnectException("Table " + qualified + " exists but is not a table the connector made: it "
+                    + "has no " + AVRO_SCHEMA_LITERAL + " or is neither Avro nor Parquet (SerDe " + serde
                     + (url != null ? ", schema in avro.schema.url " + url : "") + "). The connector keeps a table's "
                     + "schema in " + AVRO_SCHEMA_LITERAL + ": drop the table, or route the topic to another table.");
+        }
+        if (!tableFormat.equals(format)) {
+            throw new ConnectException("Table " + qualified + " is a " + tableFormat + " table, and the connector "
+                    + "is set to write " + format + " files to it: a table's format is fixed when it is created. "
+                    + "Set " + TablesConfig.FORMAT + "=" + tableFormat + " (for this table only: table."
+                    + table.getTableName() + "." + TablesConfig.FORMAT + "=" + tableFormat + "), or route the "
+                    + "records to another table.");
         }
         List<String> tableKeys = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
         if (!tableKeys.equals(spec.names())) {
@@ -363,6 +385,14 @@ public final class HiveTables {
             throw new ConnectException("Table " + qualified + " has an " + AVRO_SCHEMA_LITERAL + " that is not a "
                     + "valid Avro schema: " + e.getMessage(), e);
         }
+    }
+
+    /** The format of a table of this SerDe, or null if the connector does not write it. */
+    private static String formatOf(String serde) {
+        if (AVRO_SERDE.equals(serde)) {
+            return TablesConfig.FORMAT_AVRO;
+        }
+        return PARQUET_SERDE.equals(serde) ? TablesConfig.FORMAT_PARQUET : null;
     }
 
     private static String avroLiteral(Table table) {

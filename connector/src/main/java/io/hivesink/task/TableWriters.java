@@ -5,47 +5,74 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 
 import io.hivesink.avro.container.ParallelContainerWriter;
+import io.hivesink.config.AvroConfig;
+import io.hivesink.config.ParquetConfig;
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableOverrides;
+import io.hivesink.config.TablesConfig;
+import io.hivesink.format.TableFileWriter;
+import io.hivesink.parquet.ParallelParquetWriter;
 
 /**
- * The file writer of each table: one {@link ParallelContainerWriter} per codec and level in use, all on the task's
- * pool, so that a table may set its own codec ({@code table.<name>.avro.codec}).
+ * The file writer of each table, by its format: one writer per format, codec and setting in use, all on the task's
+ * pool, so that a table may set its own ({@code table.<name>.format}, {@code table.<name>.avro.codec}, ...).
  */
 public final class TableWriters implements AutoCloseable {
 
     /**
-     * What every file tells Hive's AvroSerDe (3.1.3 and later) about its dates and timestamps: they are proleptic
+     * What every Avro file tells Hive's AvroSerDe (3.1.3 and later) about its dates and timestamps: they are proleptic
      * Gregorian, as Avro specifies (without this Hive takes them for the hybrid Julian calendar and moves dates
      * before 1582 by days), and timestamps are shown as UTC (without it, in the reading server's time zone).
      */
     static final Map<String, String> HIVE_READER_METADATA = Map.of("writer.proleptic", "true",
             "writer.time.zone", "UTC");
+    /** The same for Hive's Parquet reader (3.1.3 and later), under its own keys. */
+    static final Map<String, String> HIVE_PARQUET_READER_METADATA = Map.of("writer.date.proleptic", "true",
+            "writer.time.zone", "UTC");
 
     private final TableOverrides settings;
     private final ExecutorService pool;
     private final int threads;
-    private final int syncIntervalBytes;
-    private final Map<String, ParallelContainerWriter> byCodec = new ConcurrentHashMap<>();
+    private final AvroConfig avro;
+    private final ParquetConfig parquet;
+    private final Map<String, ParallelContainerWriter> avroWriters = new ConcurrentHashMap<>();
+    private final Map<String, ParallelParquetWriter> parquetWriters = new ConcurrentHashMap<>();
 
-    TableWriters(TableOverrides settings, ExecutorService pool, int threads, int syncIntervalBytes) {
+    TableWriters(TableOverrides settings, ExecutorService pool, int threads, AvroConfig avro, ParquetConfig parquet) {
         this.settings = settings;
         this.pool = pool;
         this.threads = threads;
-        this.syncIntervalBytes = syncIntervalBytes;
+        this.avro = avro;
+        this.parquet = parquet;
     }
 
-    public ParallelContainerWriter forTable(String table) {
+    public TableFileWriter forTable(String table) {
         TableConfig config = settings.configFor(table);
+        if (TablesConfig.FORMAT_PARQUET.equals(config.format())) {
+            return parquetWriters.computeIfAbsent(config.parquetCodec() + ":" + config.parquetDictionary(),
+                    key -> new ParallelParquetWriter(pool, threads, config.parquetCodec(),
+                            config.parquetDictionary(), parquet.rowGroupBytes(), parquet.pageBytes(),
+                            HIVE_PARQUET_READER_METADATA));
+        }
+        return avroWriter(config);
+    }
+
+    /** The writer that compresses the table's Avro blocks as they fill; null if the table is not Avro. */
+    public ParallelContainerWriter earlyWriter(String table) {
+        TableConfig config = settings.configFor(table);
+        return TablesConfig.FORMAT_AVRO.equals(config.format()) ? avroWriter(config) : null;
+    }
+
+    private ParallelContainerWriter avroWriter(TableConfig config) {
         String codec = config.codecName();
         int level = config.codecLevel();
-        return byCodec.computeIfAbsent(codec + ":" + level,
-                key -> new ParallelContainerWriter(pool, threads, codec, level, syncIntervalBytes,
+        return avroWriters.computeIfAbsent(codec + ":" + level,
+                key -> new ParallelContainerWriter(pool, threads, codec, level, avro.syncIntervalBytes(),
                         HIVE_READER_METADATA));
     }
 
     @Override
     public void close() {
-        byCodec.values().forEach(ParallelContainerWriter::close);
+        avroWriters.values().forEach(ParallelContainerWriter::close);
     }
 }

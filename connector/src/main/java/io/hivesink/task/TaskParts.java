@@ -69,8 +69,11 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 TaskRun run) {
             TablesConfig tablesConfig = config.tables();
             String database = tablesConfig.database();
+            // the ledger's rows are Avro files whatever format the tables have
             HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
-                    table -> tableConfig(storage.fs(), settings, table));
+                    table -> table.equals(tablesConfig.ledgerTable())
+                            ? tableConfig(storage.fs(), settings, table).inFormat(TablesConfig.FORMAT_AVRO)
+                            : tableConfig(storage.fs(), settings, table));
             StateTables.Deployment deployment = new StateTables.Deployment(run.connector(),
                     run.connectorTable(), database);
             String stateLocation = new Path(storage.connectorStaging(), "state").toString();
@@ -118,7 +121,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         TableOverrides settings = TableOverrides.of(props);
         MetastoreParts metastore = MetastoreParts.of(client, config, settings, storage, run);
         int threads = config.avro().writerThreads();
-        TableWriters writers = new TableWriters(settings, pool, threads, config.avro().syncIntervalBytes());
+        TableWriters writers = new TableWriters(settings, pool, threads, config.avro(), config.parquet());
         ExactlyOnceCommitter committer = new ExactlyOnceCommitter(metastore.tables(), storage.staging(),
                 writers::forTable, metastore.ledger(), metastore.states(), faults, run, clock);
         // a bad partitioner class fails the start, not a batch
@@ -129,7 +132,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 (table, schema, partitionSpec) -> metastore.tables().ensureTable(table, schema, partitionSpec));
         BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(config.tables()), layouts,
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
-                config.avro().compressEarly() ? writers::forTable : null);
+                config.avro().compressEarly() ? writers::earlyWriter : null);
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer);
     }
 

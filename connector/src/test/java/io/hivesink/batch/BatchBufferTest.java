@@ -168,6 +168,44 @@ class BatchBufferTest {
     }
 
     /**
+     * A batch whose Avro table's blocks are compressed early and whose columnar table's datums stay in the chunks:
+     * the chunks the columnar table picks from are kept (and counted as held), the others let go, and both tables
+     * get every record of theirs, in order.
+     */
+    @Test
+    void aColumnarTableKeepsItsChunksBesideAnAvroTableCompressedEarly() throws Exception {
+        try (ParallelContainerWriter writer = new ParallelContainerWriter(POOL, 2, AvroCodecs.DEFLATE, -1, 4096,
+                Map.of())) {
+            BatchBuffer mixed = new BatchBuffer(ConnectInput.INSTANCE, byTopic(), byRegion(), "sink-t0-run", POOL, 3,
+                    false, table -> table.equals("orders") ? writer : null);
+            BatchBuffer late = buffer();
+            int n = ChunkSizer.MAX_CHUNK_RECORDS * 3 + 13;
+            for (int i = 0; i < n; i++) {
+                // returns only in the first chunks: the later ones hold Avro records only
+                SinkRecord record = order(i % 5 == 0 && i < 100 ? "returns" : "orders", 0, i, "eu");
+                mixed.add(record, 0);
+                late.add(record, 0);
+                if (i % 500 == 0) {
+                    mixed.submitUnchunked();
+                }
+            }
+            Batch batch = mixed.drain();
+            Batch reference = late.drain();
+            assertEquals(n, batch.records());
+            assertEquals(2, batch.groups().size());
+            for (int g = 0; g < 2; g++) {
+                RecordGroup group = batch.groups().get(g);
+                assertEquals(reference.groups().get(g).table(), group.table());
+                assertEquals(read(write(writer, reference.groups().get(g))), read(write(writer, group)), group.table());
+            }
+            assertTrue(batch.heldBytes() >= reference.groups().stream().filter(g -> g.table().equals("returns"))
+                    .mapToLong(g -> g.datums().bytes()).sum(), "the columnar table's datums are held");
+            assertTrue(batch.heldBytes() < reference.heldBytes(), "chunks of Avro records only are let go: held "
+                    + batch.heldBytes() + " of " + reference.heldBytes());
+        }
+    }
+
+    /**
      * A batch that failed partway through taking a chunk (a table's file could not be opened) cannot be closed: its
      * first records would be taken twice. Dropped and read again, the records land once each.
      */

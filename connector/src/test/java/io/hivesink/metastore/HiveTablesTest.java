@@ -39,7 +39,8 @@ class HiveTablesTest {
 
     /** A table's configuration where only what the metastore uses matters. */
     static TableConfig options(String location, Map<String, String> properties, boolean evolve) {
-        return new TableConfig(List.of(), properties, evolve, "snappy", -1, 1_000_000, location);
+        return new TableConfig(List.of(), properties, evolve, "avro", "snappy", -1, "snappy", true, 1_000_000,
+                location);
     }
 
     @Test
@@ -232,7 +233,29 @@ class HiveTablesTest {
         metastore.tables.put("db.orc_orders", orc);
         ConnectException notAvro = assertThrows(ConnectException.class,
                 () -> tables.ensureTable("orc_orders", V1, BY_DAY));
-        assertTrue(notAvro.getMessage().contains("not an Avro table"), notAvro.getMessage());
+        assertTrue(notAvro.getMessage().contains("is not a table the connector made"), notAvro.getMessage());
+    }
+
+    @Test
+    void aParquetTableIsMadeForParquetAndItsFormatIsFixed() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Function<String, TableConfig> parquet = table -> TableConfig.of(Map.of("format", "Parquet",
+                "parquet.codec", "gzip"), null);
+        new HiveTables(metastore, "db", "file:/w", parquet).ensureTable("orders", V1, BY_DAY);
+        Table stored = metastore.tables.get("db.orders");
+        assertEquals("org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe",
+                stored.getSd().getSerdeInfo().getSerializationLib());
+        assertEquals("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat", stored.getSd().getInputFormat());
+        assertEquals("GZIP", stored.getParameters().get("parquet.compression"));
+        assertEquals(List.of("id", "qty"), stored.getSd().getCols().stream().map(c -> c.getName()).toList());
+
+        HiveTables asParquet = new HiveTables(metastore, "db", "file:/w", parquet);
+        assertEquals(3, asParquet.ensureTable("orders", V2, BY_DAY).avroSchema().getFields().size(),
+                "a Parquet table evolves as an Avro one");
+        ConnectException asAvro = assertThrows(ConnectException.class,
+                () -> new HiveTables(metastore, "db", "file:/w", DEFAULTS).ensureTable("orders", V1, BY_DAY));
+        assertTrue(asAvro.getMessage().contains("is a parquet table, and the connector is set to write avro files")
+                && asAvro.getMessage().contains("table.orders.format=parquet"), asAvro.getMessage());
     }
 
     @Test

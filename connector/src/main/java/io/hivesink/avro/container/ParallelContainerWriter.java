@@ -137,11 +137,16 @@ public final class ParallelContainerWriter implements TableFileWriter, AutoClose
         return ".avro";
     }
 
+    /** Writes every field of {@code schema}, the datums' own: Hive's reader resolves them to the table's columns. */
+    @Override
+    public long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException {
+        return write(schema, datums, out);
+    }
+
     /**
      * Writes the file with a random sync marker, as Avro does; {@link FileBlocks} this writer opened are written from
      * their compressed blocks, with their own marker.
      */
-    @Override
     public long write(Schema schema, DatumSource datums, OutputStream out) throws IOException {
         if (datums instanceof FileBlocks blocks) {
             return write(schema, blocks, out);

@@ -49,8 +49,15 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
      * from the connector's properties ({@link #properties}).
      */
     public Task task(String connector, int taskId, FaultInjector faults, Fencing fencing) {
-        TaskParts parts = TaskParts.build(properties(connector, taskId), fs, metastore, pool, faults,
-                System::currentTimeMillis);
+        return task(connector, taskId, faults, fencing, Map.of());
+    }
+
+    /** The same, with {@code overrides} put over the connector's {@link #properties}. */
+    public Task task(String connector, int taskId, FaultInjector faults, Fencing fencing,
+            Map<String, String> overrides) {
+        Map<String, String> props = properties(connector, taskId);
+        props.putAll(overrides);
+        TaskParts parts = TaskParts.build(props, fs, metastore, pool, faults, System::currentTimeMillis);
         Fencing active = parts.committer().start(fencing);
         return new Task(parts.buffer(), parts.committer(), active);
     }
@@ -82,6 +89,11 @@ public record CommitRig(FileSystem fs, Metastore metastore, String database, Str
         public void add(TopicPartition tp, long offset, String bucket) {
             buffer.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
                     new Struct(EVENT).put("id", offset).put("bucket", bucket), offset), 0);
+        }
+
+        /** Any record (it needs a {@code bucket} field, which partitions it). */
+        public void add(SinkRecord record) {
+            buffer.add(record, 0);
         }
 
         /** A record of {@link #EVENT_V2}. */

@@ -1,0 +1,57 @@
+package io.hivesink.parquet;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.apache.avro.Schema;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+
+/**
+ * A file's Parquet schema cut into runs of consecutive columns, one per thread, of about equal work: each thread
+ * writes its run's column chunks of a row group, and the runs, written one after the other, are the row group's
+ * chunks in the file schema's order.
+ *
+ * @param datums the schema the datums are encoded with
+ * @param file   the schema of the file: the table's columns
+ * @param runs   each run's schema: the file schema pruned to the run's columns
+ */
+record ColumnSlices(Schema datums, MessageType file, List<MessageType> runs) {
+
+    /** Strings and byte arrays cost about this many times a number to encode (hashing, copying). */
+    private static final int BINARY_WEIGHT = 3;
+
+    static ColumnSlices of(Schema datums, Schema columns, int threads) {
+        MessageType file = ParquetSchemas.of(columns);
+        List<ColumnDescriptor> leaves = file.getColumns();
+        int[] weights = leaves.stream().mapToInt(ColumnSlices::weight).toArray();
+        long total = Arrays.stream(weights).asLongStream().sum();
+        int count = Math.max(1, Math.min(threads, leaves.size()));
+        List<MessageType> runs = new ArrayList<>(count);
+        int next = 0;
+        long done = 0;
+        for (int run = 0; run < count; run++) {
+            int runsAfter = count - run - 1;
+            long target = total * (run + 1) / count;
+            Set<List<String>> kept = new HashSet<>();
+            // each run takes at least one column and leaves one for every run after it; the last takes the rest
+            do {
+                kept.add(List.of(leaves.get(next).getPath()));
+                done += weights[next];
+                next++;
+            } while (next < leaves.size() - runsAfter && (runsAfter == 0 || done + weights[next] <= target));
+            runs.add(ParquetSchemas.pruned(file, kept));
+        }
+        return new ColumnSlices(datums, file, List.copyOf(runs));
+    }
+
+    private static int weight(ColumnDescriptor column) {
+        PrimitiveTypeName type = column.getPrimitiveType().getPrimitiveTypeName();
+        return type == PrimitiveTypeName.BINARY || type == PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+                || type == PrimitiveTypeName.INT96 ? BINARY_WEIGHT : 1;
+    }
+}

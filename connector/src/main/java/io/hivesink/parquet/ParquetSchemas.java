@@ -1,0 +1,151 @@
+package io.hivesink.parquet;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.apache.avro.LogicalType;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Types;
+
+/**
+ * The Parquet schema of a table's files, from the Avro schema of its columns: the types Hive's Parquet reader (2.3 to
+ * 4.0) maps to the column types the connector declares ({@code metastore.HiveTypes}). Names are lower case, as Hive
+ * stores them; a nullable field (a union with null) is optional, any other required. Timestamps are INT96, the only
+ * Parquet timestamp Hive 2 and 3 read; decimals are fixed-length byte arrays of the precision's size; arrays and maps
+ * take the three-level form the Parquet spec names.
+ */
+final class ParquetSchemas {
+
+    static final String LIST_GROUP = "list";
+    static final String LIST_ELEMENT = "element";
+    static final String MAP_GROUP = "key_value";
+    static final String MAP_KEY = "key";
+    static final String MAP_VALUE = "value";
+
+    private ParquetSchemas() {
+    }
+
+    static MessageType of(Schema record) {
+        List<Type> fields = new ArrayList<>();
+        for (Schema.Field field : record.getFields()) {
+            fields.add(type(columnName(field.name()), field.schema()));
+        }
+        return new MessageType("hive_sink", fields);
+    }
+
+    static String columnName(String avroName) {
+        return avroName.toLowerCase(Locale.ROOT);
+    }
+
+    private static Type type(String name, Schema schema) {
+        Schema value = nonNull(schema);
+        Type.Repetition repetition = schema.getType() == Schema.Type.UNION ? Type.Repetition.OPTIONAL
+                : Type.Repetition.REQUIRED;
+        LogicalType logical = value.getLogicalType();
+        if (logical instanceof LogicalTypes.Decimal decimal) {
+            return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
+                    .length(decimalBytes(decimal.getPrecision()))
+                    .as(LogicalTypeAnnotation.decimalType(decimal.getScale(), decimal.getPrecision())).named(name);
+        }
+        if (logical instanceof LogicalTypes.Date) {
+            return Types.primitive(PrimitiveTypeName.INT32, repetition).as(LogicalTypeAnnotation.dateType())
+                    .named(name);
+        }
+        if (logical instanceof LogicalTypes.TimestampMillis) {
+            return Types.primitive(PrimitiveTypeName.INT96, repetition).named(name);
+        }
+        return switch (value.getType()) {
+            case INT -> Types.primitive(PrimitiveTypeName.INT32, repetition).named(name);
+            case LONG -> Types.primitive(PrimitiveTypeName.INT64, repetition).named(name);
+            case FLOAT -> Types.primitive(PrimitiveTypeName.FLOAT, repetition).named(name);
+            case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, repetition).named(name);
+            case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, repetition).named(name);
+            case STRING, ENUM -> Types.primitive(PrimitiveTypeName.BINARY, repetition)
+                    .as(LogicalTypeAnnotation.stringType()).named(name);
+            case BYTES, FIXED -> Types.primitive(PrimitiveTypeName.BINARY, repetition).named(name);
+            case RECORD -> {
+                List<Type> fields = new ArrayList<>();
+                for (Schema.Field field : value.getFields()) {
+                    fields.add(type(columnName(field.name()), field.schema()));
+                }
+                yield new GroupType(repetition, name, fields);
+            }
+            case ARRAY -> Types.buildGroup(repetition).as(LogicalTypeAnnotation.listType())
+                    .addField(Types.repeatedGroup().addField(type(LIST_ELEMENT, value.getElementType()))
+                            .named(LIST_GROUP))
+                    .named(name);
+            case MAP -> Types.buildGroup(repetition).as(LogicalTypeAnnotation.mapType())
+                    .addField(Types.repeatedGroup()
+                            .addField(Types.required(PrimitiveTypeName.BINARY)
+                                    .as(LogicalTypeAnnotation.stringType()).named(MAP_KEY))
+                            .addField(type(MAP_VALUE, value.getValueType()))
+                            .named(MAP_GROUP))
+                    .named(name);
+            default -> throw new IllegalArgumentException("Avro type " + value.getType() + " (field " + name
+                    + ") has no Parquet column type");
+        };
+    }
+
+    /** The branch of a union with null that is not null; the schema itself if it is not such a union. */
+    static Schema nonNull(Schema schema) {
+        if (schema.getType() != Schema.Type.UNION) {
+            return schema;
+        }
+        List<Schema> branches = schema.getTypes();
+        if (branches.size() == 2) {
+            if (branches.get(0).getType() == Schema.Type.NULL) {
+                return branches.get(1);
+            }
+            if (branches.get(1).getType() == Schema.Type.NULL) {
+                return branches.get(0);
+            }
+        }
+        throw new IllegalArgumentException("Hive reads only unions of null and one type, not " + schema);
+    }
+
+    /** The fewest bytes whose two's complement holds every unscaled value of {@code precision} digits. */
+    static int decimalBytes(int precision) {
+        int bytes = 1;
+        while (Math.pow(2, 8 * bytes - 1) < Math.pow(10, precision)) {
+            bytes++;
+        }
+        return bytes;
+    }
+
+    /**
+     * The schema with only the leaf columns whose paths are in {@code kept} (and the groups above them): a schema a
+     * part of a row group's columns are written with. Levels depend only on a column's ancestors, so a column has the
+     * same levels in both.
+     */
+    static MessageType pruned(MessageType schema, Set<List<String>> kept) {
+        List<Type> fields = prune(schema, List.of(), kept);
+        return new MessageType(schema.getName(), fields);
+    }
+
+    private static List<Type> prune(GroupType group, List<String> path, Set<List<String>> kept) {
+        List<Type> fields = new ArrayList<>();
+        for (Type field : group.getFields()) {
+            List<String> fieldPath = new ArrayList<>(path);
+            fieldPath.add(field.getName());
+            if (field.isPrimitive()) {
+                if (kept.contains(fieldPath)) {
+                    fields.add(field);
+                }
+            } else {
+                List<Type> inner = prune(field.asGroupType(), fieldPath, kept);
+                if (!inner.isEmpty()) {
+                    fields.add(field.asGroupType().withNewFields(inner));
+                }
+            }
+        }
+        return fields;
+    }
+}

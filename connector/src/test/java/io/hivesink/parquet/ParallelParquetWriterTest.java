@@ -1,0 +1,136 @@
+package io.hivesink.parquet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.hivesink.avro.datum.EncodedDatums;
+
+/**
+ * The Parquet writer against Parquet's own reader: every value of every type comes back as written, in order, with
+ * any thread count, codec, dictionary setting, and with row groups and pages small enough that there are many.
+ */
+class ParallelParquetWriterTest {
+
+    private static final ExecutorService POOL = Executors.newFixedThreadPool(3);
+
+    @TempDir
+    Path dir;
+
+    @AfterAll
+    static void shutDown() {
+        POOL.shutdownNow();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1, snappy, true", "2, snappy, true", "3, gzip, false", "2, zstd, true", "2, none, false"})
+    void everyValueComesBackInOrder(int threads, String codec, boolean dictionary) throws IOException {
+        ParquetTestRows rows = new ParquetTestRows(threads * 31L + codec.length(), 3_000);
+        ParallelParquetWriter writer = new ParallelParquetWriter(POOL, threads, codec, dictionary, 64 * 1024,
+                8 * 1024, Map.of("writer.time.zone", "UTC"));
+        Path file = write(writer, ParquetTestRows.SCHEMA, ParquetTestRows.SCHEMA, rows.datums);
+
+        List<Map<String, Object>> read = read(file);
+        assertEquals(rows.records.size(), read.size());
+        for (int i = 0; i < read.size(); i++) {
+            assertEquals(ParquetTestRows.canonical(rows.records.get(i), ParquetTestRows.SCHEMA), read.get(i),
+                    "row " + i);
+        }
+        ParquetMetadata footer = footer(file);
+        assertTrue(footer.getBlocks().size() > 5, "small row groups: " + footer.getBlocks().size());
+        assertEquals("UTC", footer.getFileMetaData().getKeyValueMetaData().get("writer.time.zone"));
+        String expectedCodec = codec.equals("none") ? "UNCOMPRESSED" : codec.toUpperCase(java.util.Locale.ROOT);
+        footer.getBlocks().forEach(block -> block.getColumns().forEach(
+                column -> assertEquals(expectedCodec, column.getCodec().name())));
+    }
+
+    @Test
+    void fieldsThatAreNotColumnsAreLeftOut() throws IOException {
+        ParquetTestRows rows = new ParquetTestRows(7, 500);
+        Schema columns = Schema.createRecord("Row", null, "test.parquet", false, ParquetTestRows.SCHEMA.getFields()
+                .stream().filter(f -> !f.name().equals("count") && !f.name().equals("inner"))
+                .map(f -> new Schema.Field(f, f.schema())).toList());
+        Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()),
+                ParquetTestRows.SCHEMA, columns, rows.datums);
+
+        List<Map<String, Object>> read = read(file);
+        for (int i = 0; i < read.size(); i++) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> expected = new java.util.LinkedHashMap<>((Map<String, Object>) ParquetTestRows
+                    .canonical(rows.records.get(i), ParquetTestRows.SCHEMA));
+            expected.remove("count");
+            expected.remove("inner");
+            assertEquals(expected, read.get(i), "row " + i);
+        }
+        assertEquals(1, footer(file).getBlocks().size());
+    }
+
+    @Test
+    void aDatumThatIsNotOfItsSchemaNamesTheRecord() {
+        ParquetTestRows rows = new ParquetTestRows(3, 10);
+        EncodedDatums datums = new EncodedDatums();
+        for (GenericRecord ignored : rows.records) {
+            datums.add(new byte[] {2, 4}, 0, 2);
+        }
+        ParallelParquetWriter writer = new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20,
+                Map.of());
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> write(writer, ParquetTestRows.SCHEMA, ParquetTestRows.SCHEMA, datums));
+        assertTrue(e.getMessage().startsWith("Record 0 of the file is not a valid Avro datum of schema "
+                + "test.parquet.Row"), e.getMessage());
+    }
+
+    private Path write(ParallelParquetWriter writer, Schema schema, Schema columns, EncodedDatums datums)
+            throws IOException {
+        Path file = dir.resolve("part-" + System.nanoTime() + writer.extension());
+        try (OutputStream out = Files.newOutputStream(file)) {
+            long written = writer.write(schema, columns, datums, out);
+            out.flush();
+            assertEquals(Files.size(file), written);
+        }
+        return file;
+    }
+
+    private static List<Map<String, Object>> read(Path file) throws IOException {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(),
+                new org.apache.hadoop.fs.Path(file.toUri())).withConf(new Configuration()).build()) {
+            for (Group row = reader.read(); row != null; row = reader.read()) {
+                rows.add(ParquetTestRows.canonical(row));
+            }
+        }
+        return rows;
+    }
+
+    private static ParquetMetadata footer(Path file) throws IOException {
+        try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()))) {
+            return reader.getFooter();
+        }
+    }
+}
