@@ -18,8 +18,15 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.PositionOutputStream;
 
 import io.hivesink.avro.container.AvroCodecFactories;
 import io.hivesink.avro.container.ParallelContainerWriter;
@@ -34,9 +41,11 @@ import io.hivesink.batch.RecordGroup;
 import io.hivesink.batch.TableAdmission;
 import io.hivesink.batch.TableLayouts;
 import io.hivesink.format.DatumSource;
+import io.hivesink.format.TableFileWriter;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConfluentFrame;
 import io.hivesink.input.ConnectInput;
+import io.hivesink.parquet.ParallelParquetWriter;
 import io.hivesink.route.TableRouter;
 
 /** One way of turning a batch of records (Connect Structs, or the same records as framed bytes) into an Avro file. */
@@ -56,7 +65,17 @@ public enum Scenario {
      * (f) the floor of any passthrough: the datums already in memory, back to back, only compressed and written by
      * hive-sink's container writer.
      */
-    WRITE_ONLY("f: datums already in memory, only compressed and written");
+    WRITE_ONLY("f: datums already in memory, only compressed and written"),
+    /** (pa) what Confluent's HDFS sink does for Parquet: Struct to GenericRecord, then parquet-avro's writer. */
+    PARQUET_AVRO("pa: Struct->GenericRecord->AvroParquetWriter"),
+    /** (pc) hive-sink writing Parquet: compiled encoder in the background, then columns encoded in parallel. */
+    PARQUET_HIVE_SINK("pc: hive-sink Parquet pipeline"),
+    /** (pd) hive-sink writing Parquet from Confluent-framed bytes. */
+    PARQUET_PASSTHROUGH("pd: hive-sink Parquet, passthrough of framed bytes");
+
+    /** Parquet's row group and page size, as both Parquet writers default them (128 MiB, 1 MiB). */
+    static final long ROW_GROUP_BYTES = 128L << 20;
+    static final int PAGE_BYTES = 1 << 20;
 
     /** Uncompressed bytes per Avro block: the connector's default (avro.sync.interval.bytes). */
     static final int SYNC_INTERVAL = 1 << 20;
@@ -115,14 +134,100 @@ public enum Scenario {
             throws IOException {
         return switch (this) {
             case AVRO_DEFAULT, AVRO_BUFFERED -> avro(input, codec, out);
-            case HIVE_SINK -> hiveSink(new BatchBuffer(ConnectInput.INSTANCE, byTopic(), layouts(),
-                    "bench", pool, 2 * threads + 2, false, null), input.sinkRecords(), codec, threads, pool, out);
-            case PASSTHROUGH -> hiveSink(new BatchBuffer(new ConfluentAvroInput(id -> input.avroSchema(), null),
-                    byTopic(), layouts(), "bench", pool, 2 * threads + 2, false, null),
-                    input.framedRecords(), codec, threads, pool, out);
+            case HIVE_SINK -> hiveSink(structBuffer(threads, pool), input.sinkRecords(), avroWriter(codec, threads,
+                    pool), out);
+            case PASSTHROUGH -> hiveSink(framedBuffer(input, threads, pool), input.framedRecords(),
+                    avroWriter(codec, threads, pool), out);
+            case PARQUET_AVRO -> parquetAvro(input, codec, out);
+            case PARQUET_HIVE_SINK -> hiveSink(structBuffer(threads, pool), input.sinkRecords(),
+                    parquetWriter(codec, threads, pool), out);
+            case PARQUET_PASSTHROUGH -> hiveSink(framedBuffer(input, threads, pool), input.framedRecords(),
+                    parquetWriter(codec, threads, pool), out);
             case AVRO_FROM_BYTES -> avroFromBytes(input, codec, out);
             case WRITE_ONLY -> writeOnly(input, codec, threads, pool, out);
         };
+    }
+
+    private static BatchBuffer structBuffer(int threads, ExecutorService pool) {
+        return new BatchBuffer(ConnectInput.INSTANCE, byTopic(), layouts(), "bench", pool, 2 * threads + 2, false,
+                null);
+    }
+
+    private static BatchBuffer framedBuffer(Input input, int threads, ExecutorService pool) {
+        return new BatchBuffer(new ConfluentAvroInput(id -> input.avroSchema(), null), byTopic(), layouts(), "bench",
+                pool, 2 * threads + 2, false, null);
+    }
+
+    private static TableFileWriter avroWriter(String codec, int threads, ExecutorService pool) {
+        return new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL, Map.of());
+    }
+
+    private static TableFileWriter parquetWriter(String codec, int threads, ExecutorService pool) {
+        return new ParallelParquetWriter(pool, threads, parquetCodec(codec), true, ROW_GROUP_BYTES, PAGE_BYTES,
+                Map.of());
+    }
+
+    /** The Parquet codec of the same family as an Avro codec name. */
+    static String parquetCodec(String avroCodec) {
+        return switch (avroCodec) {
+            case "null" -> "none";
+            case "zstandard" -> "zstd";
+            case "deflate" -> "gzip";
+            default -> avroCodec;
+        };
+    }
+
+    private static long parquetAvro(Input input, String codec, OutputStream out) throws IOException {
+        CountingStream counting = new CountingStream(out);
+        try (ParquetWriter<GenericRecord> writer = AvroParquetWriter.<GenericRecord>builder(new StreamFile(counting))
+                .withSchema(input.avroSchema()).withConf(new Configuration())
+                .withCompressionCodec(CompressionCodecName.fromConf(parquetCodec(codec).equals("none")
+                        ? "UNCOMPRESSED" : parquetCodec(codec).toUpperCase(java.util.Locale.ROOT)))
+                .withDictionaryEncoding(true).withRowGroupSize(ROW_GROUP_BYTES).withPageSize(PAGE_BYTES)
+                .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0).build()) {
+            for (Struct struct : input.structs()) {
+                writer.write(ConnectValueConverter.convertRecord(struct, input.avroSchema()));
+            }
+        }
+        return counting.count;
+    }
+
+    /** A Parquet output over a stream that counts and drops. */
+    private record StreamFile(CountingStream out) implements OutputFile {
+        @Override
+        public PositionOutputStream create(long blockSizeHint) {
+            return new PositionOutputStream() {
+                @Override
+                public long getPos() {
+                    return out.count;
+                }
+
+                @Override
+                public void write(int b) throws IOException {
+                    out.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                    out.write(b, off, len);
+                }
+            };
+        }
+
+        @Override
+        public PositionOutputStream createOrOverwrite(long blockSizeHint) {
+            return create(blockSizeHint);
+        }
+
+        @Override
+        public boolean supportsBlockSize() {
+            return false;
+        }
+
+        @Override
+        public long defaultBlockSize() {
+            return 0;
+        }
     }
 
     /** One unpartitioned table, admitted without a metastore. */
@@ -174,8 +279,8 @@ public enum Scenario {
         return counting.count;
     }
 
-    private static long hiveSink(BatchBuffer buffer, List<SinkRecord> records, String codec, int threads,
-            ExecutorService pool, OutputStream out) throws IOException {
+    private static long hiveSink(BatchBuffer buffer, List<SinkRecord> records, TableFileWriter writer,
+            OutputStream out) throws IOException {
         int delivered = 0;
         for (SinkRecord record : records) {
             buffer.add(record, 0);
@@ -185,10 +290,13 @@ public enum Scenario {
         }
         Batch batch = buffer.drain();
         CountingStream counting = new CountingStream(out);
-        try (ParallelContainerWriter writer = new ParallelContainerWriter(pool, threads, codec, -1, SYNC_INTERVAL,
-                Map.of())) {
+        try {
             for (RecordGroup group : batch.groups()) {
-                writer.write(group.layout().avroSchema(), group.datums(), counting);
+                writer.write(group.layout().avroSchema(), group.layout().tableSchema(), group.datums(), counting);
+            }
+        } finally {
+            if (writer instanceof ParallelContainerWriter container) {
+                container.close();
             }
         }
         return counting.count;

@@ -53,7 +53,8 @@ public final class ScenarioMain {
             return;
         }
         Scenario kind = Scenario.valueOf(scenario);
-        if (kind == Scenario.PASSTHROUGH || kind == Scenario.AVRO_FROM_BYTES || kind == Scenario.WRITE_ONLY) {
+        if (kind == Scenario.PASSTHROUGH || kind == Scenario.AVRO_FROM_BYTES || kind == Scenario.WRITE_ONLY
+                || kind == Scenario.PARQUET_PASSTHROUGH) {
             input = input.withFramedRecords();
         }
         for (int i = 0; i < warmups + iterations; i++) {

@@ -21,7 +21,7 @@ import java.util.Map;
  * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) io.hivesink.bench.WriterBenchmark \
  *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300]
  *     [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
- *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f] [--out docs/benchmark-results.md]
+ *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f,pa,pc,pd] [--out docs/benchmark-results.md]
  * </pre>
  */
 public final class WriterBenchmark {
@@ -39,12 +39,16 @@ public final class WriterBenchmark {
                 case PASSTHROUGH -> "d@" + threads;
                 case AVRO_FROM_BYTES -> "e";
                 case WRITE_ONLY -> "f@" + threads;
+                case PARQUET_AVRO -> "pa";
+                case PARQUET_HIVE_SINK -> "pc@" + threads;
+                case PARQUET_PASSTHROUGH -> "pd@" + threads;
             };
         }
 
         boolean threaded() {
             return scenario == Scenario.HIVE_SINK || scenario == Scenario.PASSTHROUGH
-                    || scenario == Scenario.WRITE_ONLY;
+                    || scenario == Scenario.WRITE_ONLY || scenario == Scenario.PARQUET_HIVE_SINK
+                    || scenario == Scenario.PARQUET_PASSTHROUGH;
         }
     }
 
@@ -74,10 +78,13 @@ public final class WriterBenchmark {
                         case "a" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_DEFAULT, 1));
                         case "b" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_BUFFERED, 1));
                         case "e" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_FROM_BYTES, 1));
-                        case "c", "d", "f" -> {
+                        case "pa" -> specs.add(new Spec(set, records, codec, Scenario.PARQUET_AVRO, 1));
+                        case "c", "d", "f", "pc", "pd" -> {
                             Scenario threaded = switch (scenario.trim()) {
                                 case "c" -> Scenario.HIVE_SINK;
                                 case "d" -> Scenario.PASSTHROUGH;
+                                case "pc" -> Scenario.PARQUET_HIVE_SINK;
+                                case "pd" -> Scenario.PARQUET_PASSTHROUGH;
                                 default -> Scenario.WRITE_ONLY;
                             };
                             for (int t : threads) {
@@ -85,7 +92,7 @@ public final class WriterBenchmark {
                             }
                         }
                         default -> throw new IllegalArgumentException("unknown scenario " + scenario
-                                + "; give a, b, c, d, e or f");
+                                + "; give a, b, c, d, e, f, pa, pc or pd");
                     }
                 }
             }
@@ -117,20 +124,21 @@ public final class WriterBenchmark {
 
         StringBuilder table = new StringBuilder();
         table.append(String.format("%n| data set | codec | writer | median ms | records/s | file MB | vs (a) | vs (b) "
-                + "| vs (e) |%n"));
-        table.append("|---|---|---|---|---|---|---|---|---|\n");
+                + "| vs (e) | vs (pa) |%n"));
+        table.append("|---|---|---|---|---|---|---|---|---|---|\n");
         for (Spec spec : specs) {
             String key = spec.key();
             double median = median(millis.get(key));
             String a = spec.set() + "/" + spec.codec() + "/a";
             String b = spec.set() + "/" + spec.codec() + "/b";
             String e = spec.set() + "/" + spec.codec() + "/e";
-            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s | %s |%n",
+            String pa = spec.set() + "/" + spec.codec() + "/pa";
+            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s | %s | %s |%n",
                     spec.set().name().toLowerCase(Locale.ROOT), spec.codec(), spec.scenario().label
                             + (spec.threaded() ? ", " + spec.threads() + " threads" : ""),
                     median, spec.records() / (median / 1000), sizes.get(key) / 1e6,
                     ratio(millis.get(a), millis.get(key)), ratio(millis.get(b), millis.get(key)),
-                    ratio(millis.get(e), millis.get(key))));
+                    ratio(millis.get(e), millis.get(key)), ratio(millis.get(pa), millis.get(key))));
         }
         System.out.print(table);
         System.out.println();

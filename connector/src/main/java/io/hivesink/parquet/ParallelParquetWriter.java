@@ -71,7 +71,8 @@ public final class ParallelParquetWriter implements TableFileWriter {
         this.rowGroupBytes = rowGroupBytes;
         this.properties = ParquetProperties.builder().withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
                 .withDictionaryEncoding(dictionary).withPageSize(pageBytes).withDictionaryPageSize(pageBytes)
-                .withAllocator(HeapByteBufferAllocator.getInstance()).build();
+                .withAllocator(HeapByteBufferAllocator.getInstance())
+                .withValuesWriterFactory(new EarlyFallbackWriters()).build();
         this.metadata = Map.copyOf(metadata);
     }
 

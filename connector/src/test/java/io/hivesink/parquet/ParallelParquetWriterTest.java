@@ -90,6 +90,38 @@ class ParallelParquetWriterTest {
         assertEquals(1, footer(file).getBlocks().size());
     }
 
+    /** Nearly all distinct values give their dictionary up early; repeating ones keep it. */
+    @Test
+    @SuppressWarnings("deprecation") // version-1 files name their dictionary encoding PLAIN_DICTIONARY
+    void aColumnOfDistinctValuesIsWrittenPlainAndARepeatingOneWithADictionary() throws IOException {
+        Schema schema = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+                + "{\"name\":\"unique\",\"type\":\"long\"},{\"name\":\"repeated\",\"type\":\"string\"}]}");
+        EncodedDatums datums = new EncodedDatums();
+        org.apache.avro.generic.GenericDatumWriter<GenericRecord> avro =
+                new org.apache.avro.generic.GenericDatumWriter<>(schema);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        org.apache.avro.io.BinaryEncoder encoder = null;
+        java.util.SplittableRandom random = new java.util.SplittableRandom(1);
+        for (int i = 0; i < 3 * EarlyFallbackWriters.SAMPLE; i++) {
+            GenericRecord record = new org.apache.avro.generic.GenericData.Record(schema);
+            record.put("unique", random.nextLong());
+            record.put("repeated", "region-" + (i % 10));
+            bytes.reset();
+            encoder = org.apache.avro.io.EncoderFactory.get().binaryEncoder(bytes, encoder);
+            avro.write(record, encoder);
+            encoder.flush();
+            datums.add(bytes.toByteArray(), 0, bytes.size());
+        }
+        Path file = write(new ParallelParquetWriter(POOL, 1, "none", true, 1 << 30, 1 << 20, Map.of()), schema,
+                schema, datums);
+        var columns = footer(file).getBlocks().get(0).getColumns();
+        assertTrue(!columns.get(0).getEncodings().contains(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY)
+                && columns.get(0).getDictionaryPageOffset() == 0, "unique: " + columns.get(0).getEncodings());
+        assertTrue(columns.get(1).getEncodings().contains(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY),
+                "repeated: " + columns.get(1).getEncodings());
+        assertEquals(3 * EarlyFallbackWriters.SAMPLE, read(file).size());
+    }
+
     @Test
     void aDatumThatIsNotOfItsSchemaNamesTheRecord() {
         ParquetTestRows rows = new ParquetTestRows(3, 10);
