@@ -192,8 +192,8 @@ public final class ExactlyOnceCommitter {
                 String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + writer.extension();
                 files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
                 bytes += staging.write(files.get(files.size() - 1).staged(),
-                        out -> writer.write(group.layout().avroSchema(), group.layout().tableSchema(),
-                                group.datums(), out));
+                        out -> writer.write(group.layout().avroSchema(),
+                                tablesByName.get(group.table()).avroSchema(), group.datums(), out));
                 if (files.size() == 1) {
                     faults.reached(FaultPoint.SOME_STAGED);
                 }

@@ -22,9 +22,10 @@ public interface TableFileWriter {
      * Writes the datums to {@code out} as one file; returns the bytes written.
      *
      * @param schema  the schema the datums are encoded with
-     * @param columns the table columns the file holds: the fields of {@code schema} that are not partition columns.
-     *                A format that keeps the writer's schema (Avro) writes every field of {@code schema}; a columnar
-     *                format writes these.
+     * @param columns the table's schema, which reads {@code schema} (its columns, without the partition columns). A
+     *                format that keeps the writer's schema (Avro) writes every field of {@code schema}, and readers
+     *                resolve it; a columnar format writes the table's columns, a column the datums lack as its
+     *                default (or null).
      */
     long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException;
 }

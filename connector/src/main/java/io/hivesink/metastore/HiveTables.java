@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TablesConfig;
+import io.hivesink.parquet.ParquetSchemas;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 
@@ -140,8 +141,14 @@ public final class HiveTables {
             throw new DataException("Table " + database + "." + name + " cannot hold the record: " + collision
                     + ". Rename one of them upstream (the ReplaceField transform), or send such records elsewhere.");
         }
-        ensureDatabase();
         TableConfig options = optionsFor.apply(name);
+        boolean parquet = TablesConfig.FORMAT_PARQUET.equals(options.format());
+        String unwritable = parquet ? ParquetSchemas.unwritable(recordSchema) : null;
+        if (unwritable != null) {
+            throw new DataException("Table " + database + "." + name + " cannot hold the record: " + unwritable
+                    + ". Change the records upstream, or route them to a table of format avro.");
+        }
+        ensureDatabase();
         for (int attempt = 1; ; attempt++) {
             Table table = metastore.getTable(database, name).orElse(null);
             if (table == null) {
@@ -150,7 +157,7 @@ public final class HiveTables {
                         + database + "." + name + " was created but cannot be read back from the metastore.", null));
             }
             Schema tableSchema = checkedSchema(table, partitionSpec, options.format());
-            SchemaEvolution.Outcome outcome = SchemaEvolution.evolve(tableSchema, recordSchema);
+            SchemaEvolution.Outcome outcome = SchemaEvolution.evolve(tableSchema, recordSchema, !parquet);
             if (outcome instanceof SchemaEvolution.AlreadyReadable) {
                 HiveTable admitted = cached != null && cached.avroSchema().equals(tableSchema) ? cached
                         : wrap(table, tableSchema);

@@ -53,14 +53,27 @@ public final class SchemaEvolution {
 
     private final List<String> changes = new ArrayList<>();
 
-    private SchemaEvolution() {
+    private final boolean widening;
+
+    private SchemaEvolution(boolean widening) {
+        this.widening = widening;
     }
 
     public static Outcome evolve(Schema table, Schema records) {
+        return evolve(table, records, true);
+    }
+
+    /**
+     * The outcome for a table whose numbers may widen or not.
+     *
+     * @param widening whether numbers may widen: not for a columnar table, whose old files keep the narrower type,
+     *                 which readers do not all convert (Spark 3 none, Spark 4 some)
+     */
+    public static Outcome evolve(Schema table, Schema records, boolean widening) {
         if (table.equals(records)) {
             return new AlreadyReadable();
         }
-        SchemaEvolution evolution = new SchemaEvolution();
+        SchemaEvolution evolution = new SchemaEvolution(widening);
         Schema merged;
         try {
             merged = evolution.merge(table, records, "");
@@ -122,6 +135,12 @@ public final class SchemaEvolution {
         if (NUMBER_ORDER.contains(t) && NUMBER_ORDER.contains(r) && tableLogical == null) {
             if (NUMBER_ORDER.indexOf(r) <= NUMBER_ORDER.indexOf(t)) {
                 return table;
+            }
+            if (!widening) {
+                throw new IncompatibleException(describe(path) + " would widen from " + t.getName() + " to "
+                        + r.getName() + ", and a Parquet table's files keep the type they were written with, which "
+                        + "not every reader converts (Spark 3 does not). Land the wider records in a new table, or "
+                        + "send " + r.getName() + " values as " + t.getName() + " upstream");
             }
             changes.add(describe(path) + " widened from " + t.getName() + " to " + r.getName());
             return Schema.create(r);

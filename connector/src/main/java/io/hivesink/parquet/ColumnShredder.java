@@ -1,5 +1,7 @@
 package io.hivesink.parquet;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,6 +9,10 @@ import java.util.List;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
@@ -36,11 +42,16 @@ final class ColumnShredder {
 
     /**
      * @param datums  the schema the datums are encoded with (a record)
-     * @param columns the Parquet schema the store writes: a field of {@code datums} that has no column in it is skipped
+     * @param table   the table's schema (a record) the file's columns are of: a field of {@code datums} that is not
+     *                one of its columns is skipped; a column the datums lack gets its default, or null
+     * @param columns the Parquet schema the store writes (all of the table's columns, or a run of them): a column not
+     *                in it is skipped
      * @param store   the column writers of {@code columns}
+     * @throws IllegalArgumentException if a field's type in the datums is not its column's (a widened number: the
+     *                                  metastore refuses that evolution for a Parquet table)
      */
-    static ColumnShredder compile(Schema datums, MessageType columns, ColumnWriteStore store) {
-        return new ColumnShredder(new Compiler(columns, store).record(datums, columns, List.of(), 0, 0));
+    static ColumnShredder compile(Schema datums, Schema table, MessageType columns, ColumnWriteStore store) {
+        return new ColumnShredder(new Compiler(columns, store).record(datums, table, columns, List.of(), 0, 0));
     }
 
     /** Writes one datum, a record of the datum schema; the caller ends the record in the store. */
@@ -67,41 +78,94 @@ final class ColumnShredder {
             this.store = store;
         }
 
-        /** A record value present at levels (def, rep), its fields matched by name with {@code group}'s. */
-        Node record(Schema avro, GroupType group, List<String> path, int def, int rep) {
+        /**
+         * A record value present at levels (def, rep): the datum's fields read in order, each written to its column
+         * of {@code group} (by lower-case name); then the table's fields the datum lacks, as their defaults.
+         */
+        Node record(Schema datum, Schema table, GroupType group, List<String> path, int def, int rep) {
             List<Node> fields = new ArrayList<>();
+            List<Node> absent = new ArrayList<>();
             boolean anyWritten = false;
-            for (Schema.Field field : avro.getFields()) {
+            for (Schema.Field field : datum.getFields()) {
                 String name = ParquetSchemas.columnName(field.name());
-                if (group.containsField(name)) {
-                    fields.add(field(field.schema(), group.getType(name), append(path, name), def, rep));
+                Schema.Field tableField = fieldNamed(table, name);
+                if (tableField != null && group.containsField(name)) {
+                    fields.add(field(field.schema(), tableField.schema(), group.getType(name), append(path, name),
+                            def, rep));
                     anyWritten = true;
                 } else {
                     fields.add(new Skip(field.schema()));
                 }
             }
-            return anyWritten ? new RecordNode(fields.toArray(new Node[0])) : new Skip(avro);
+            for (Schema.Field tableField : table.getFields()) {
+                String name = ParquetSchemas.columnName(tableField.name());
+                if (fieldNamed(datum, name) == null && group.containsField(name)) {
+                    absent.add(absent(tableField, group.getType(name), append(path, name), def, rep));
+                    anyWritten = true;
+                }
+            }
+            return anyWritten ? new RecordNode(fields.toArray(new Node[0]), absent.toArray(new Node[0]))
+                    : new Skip(datum);
         }
 
-        /** A value of {@code avro} whose Parquet type is {@code type}, below a parent present at (parentDef, rep). */
-        Node field(Schema avro, Type type, List<String> path, int parentDef, int parentRep) {
+        private static Schema.Field fieldNamed(Schema record, String columnName) {
+            for (Schema.Field field : record.getFields()) {
+                if (ParquetSchemas.columnName(field.name()).equals(columnName)) {
+                    return field;
+                }
+            }
+            return null;
+        }
+
+        /** A column the datum lacks: its default, as Avro would resolve it, or null. */
+        private Node absent(Schema.Field tableField, Type type, List<String> path, int recordDef, int rep) {
+            Node node = field(tableField.schema(), tableField.schema(), type, path, recordDef, rep);
+            if (!tableField.hasDefaultValue()) {
+                if (type.isRepetition(Type.Repetition.REQUIRED)) {
+                    throw new IllegalArgumentException("Column " + path + " is required, has no default, and the "
+                            + "records have no such field");
+                }
+                return new NullNode(node, recordDef);
+            }
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(bytes, null);
+            try {
+                new GenericDatumWriter<>(tableField.schema()).write(GenericData.get().getDefaultValue(tableField),
+                        encoder);
+                encoder.flush();
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalArgumentException("The default of column " + path + " cannot be encoded: "
+                        + e.getMessage(), e);
+            }
+            return new ConstantNode(node, bytes.toByteArray());
+        }
+
+        /**
+         * A value of {@code datum}'s type read from the datum, written as a value of the table's type in column(s)
+         * {@code type}, below a parent present at (parentDef, parentRep).
+         */
+        Node field(Schema datum, Schema table, Type type, List<String> path, int parentDef, int parentRep) {
             int def = parentDef + (type.isRepetition(Type.Repetition.REQUIRED) ? 0 : 1);
-            Schema value = ParquetSchemas.nonNull(avro);
-            Node node = value(value, type, path, def, parentRep);
-            if (avro.getType() != Schema.Type.UNION) {
+            Schema value = ParquetSchemas.nonNull(datum);
+            Node node = value(value, ParquetSchemas.nonNull(table), type, path, def, parentRep);
+            if (datum.getType() != Schema.Type.UNION) {
                 return node;
             }
-            int nullBranch = avro.getTypes().get(0).getType() == Schema.Type.NULL ? 0 : 1;
+            if (datum.getTypes().size() == 1) {
+                return new BranchNode(node);
+            }
+            int nullBranch = datum.getTypes().get(0).getType() == Schema.Type.NULL ? 0 : 1;
             return new OptionalNode(nullBranch, node, parentDef);
         }
 
-        private Node value(Schema avro, Type type, List<String> path, int def, int rep) {
-            switch (avro.getType()) {
+        private Node value(Schema datum, Schema table, Type type, List<String> path, int def, int rep) {
+            switch (datum.getType()) {
                 case RECORD:
-                    return record(avro, type.asGroupType(), path, def, rep);
+                    return record(datum, table, type.asGroupType(), path, def, rep);
                 case ARRAY: {
                     GroupType repeated = type.asGroupType().getType(ParquetSchemas.LIST_GROUP).asGroupType();
-                    Node element = field(avro.getElementType(), repeated.getType(ParquetSchemas.LIST_ELEMENT),
+                    Node element = field(datum.getElementType(), table.getElementType(),
+                            repeated.getType(ParquetSchemas.LIST_ELEMENT),
                             append(append(path, ParquetSchemas.LIST_GROUP), ParquetSchemas.LIST_ELEMENT), def + 1,
                             rep + 1);
                     return new ListNode(element, def, rep + 1);
@@ -109,18 +173,25 @@ final class ColumnShredder {
                 case MAP: {
                     GroupType repeated = type.asGroupType().getType(ParquetSchemas.MAP_GROUP).asGroupType();
                     List<String> entryPath = append(path, ParquetSchemas.MAP_GROUP);
+                    Schema string = Schema.create(Schema.Type.STRING);
                     Node key = repeated.containsField(ParquetSchemas.MAP_KEY)
-                            ? field(Schema.create(Schema.Type.STRING), repeated.getType(ParquetSchemas.MAP_KEY),
+                            ? field(string, string, repeated.getType(ParquetSchemas.MAP_KEY),
                                     append(entryPath, ParquetSchemas.MAP_KEY), def + 1, rep + 1)
-                            : new Skip(Schema.create(Schema.Type.STRING));
+                            : new Skip(string);
                     Node mapValue = repeated.containsField(ParquetSchemas.MAP_VALUE)
-                            ? field(avro.getValueType(), repeated.getType(ParquetSchemas.MAP_VALUE),
+                            ? field(datum.getValueType(), table.getValueType(),
+                                    repeated.getType(ParquetSchemas.MAP_VALUE),
                                     append(entryPath, ParquetSchemas.MAP_VALUE), def + 1, rep + 1)
-                            : new Skip(avro.getValueType());
+                            : new Skip(datum.getValueType());
                     return new MapNode(key, mapValue, def, rep + 1);
                 }
                 default:
-                    return leaf(avro, path, def);
+                    if (datum.getType() != table.getType()
+                            || !java.util.Objects.equals(datum.getLogicalType(), table.getLogicalType())) {
+                        throw new IllegalArgumentException("Column " + path + " is " + table + " in the table and "
+                                + datum + " in the records: a Parquet file holds one type per column");
+                    }
+                    return leaf(datum, path, def);
             }
         }
 
@@ -159,17 +230,23 @@ final class ColumnShredder {
         }
     }
 
+    /** A record: its fields read from the datum in order, then the columns it lacks written from constants. */
     private static final class RecordNode extends Node {
         private final Node[] fields;
+        private final Node[] absent;
 
-        RecordNode(Node[] fields) {
+        RecordNode(Node[] fields, Node[] absent) {
             this.fields = fields;
+            this.absent = absent;
         }
 
         @Override
         void write(DatumCursor in, int r) {
             for (Node field : fields) {
                 field.write(in, r);
+            }
+            for (Node field : absent) {
+                field.write(in, r); // reads nothing of the datum
             }
         }
 
@@ -178,6 +255,76 @@ final class ColumnShredder {
             for (Node field : fields) {
                 field.writeNull(r, d);
             }
+            for (Node field : absent) {
+                field.writeNull(r, d);
+            }
+        }
+    }
+
+    /** A column the datum lacks, written from its encoded default. */
+    private static final class ConstantNode extends Node {
+        private final Node value;
+        private final byte[] encoded;
+        private final DatumCursor constant = new DatumCursor();
+
+        ConstantNode(Node value, byte[] encoded) {
+            this.value = value;
+            this.encoded = encoded;
+        }
+
+        @Override
+        void write(DatumCursor in, int r) {
+            constant.reset(encoded, 0, encoded.length);
+            value.write(constant, r);
+        }
+
+        @Override
+        void writeNull(int r, int d) {
+            value.writeNull(r, d);
+        }
+    }
+
+    /** A nullable column the datum lacks and that has no default: null. */
+    private static final class NullNode extends Node {
+        private final Node value;
+        private final int recordDef;
+
+        NullNode(Node value, int recordDef) {
+            this.value = value;
+            this.recordDef = recordDef;
+        }
+
+        @Override
+        void write(DatumCursor in, int r) {
+            value.writeNull(r, recordDef);
+        }
+
+        @Override
+        void writeNull(int r, int d) {
+            value.writeNull(r, d);
+        }
+    }
+
+    /** A union of one type: its branch index, then the value. */
+    private static final class BranchNode extends Node {
+        private final Node value;
+
+        BranchNode(Node value) {
+            this.value = value;
+        }
+
+        @Override
+        void write(DatumCursor in, int r) {
+            int branch = in.readInt();
+            if (branch != 0) {
+                throw new IllegalArgumentException("Union branch " + branch + " of a union of one");
+            }
+            value.write(in, r);
+        }
+
+        @Override
+        void writeNull(int r, int d) {
+            value.writeNull(r, d);
         }
     }
 

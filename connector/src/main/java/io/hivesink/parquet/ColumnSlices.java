@@ -16,11 +16,12 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * writes its run's column chunks of a row group, and the runs, written one after the other, are the row group's
  * chunks in the file schema's order.
  *
- * @param datums the schema the datums are encoded with
- * @param file   the schema of the file: the table's columns
- * @param runs   each run's schema: the file schema pruned to the run's columns
+ * @param datums  the schema the datums are encoded with
+ * @param columns the table's schema: the file's columns
+ * @param file    the schema of the file, of those columns
+ * @param runs    each run's schema: the file schema pruned to the run's columns
  */
-record ColumnSlices(Schema datums, MessageType file, List<MessageType> runs) {
+record ColumnSlices(Schema datums, Schema columns, MessageType file, List<MessageType> runs) {
 
     /** Strings and byte arrays cost about this many times a number to encode (hashing, copying). */
     private static final int BINARY_WEIGHT = 3;
@@ -46,7 +47,7 @@ record ColumnSlices(Schema datums, MessageType file, List<MessageType> runs) {
             } while (next < leaves.size() - runsAfter && (runsAfter == 0 || done + weights[next] <= target));
             runs.add(ParquetSchemas.pruned(file, kept));
         }
-        return new ColumnSlices(datums, file, List.copyOf(runs));
+        return new ColumnSlices(datums, columns, file, List.copyOf(runs));
     }
 
     private static int weight(ColumnDescriptor column) {

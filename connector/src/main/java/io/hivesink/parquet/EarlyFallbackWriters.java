@@ -1,6 +1,7 @@
 package io.hivesink.parquet;
 
 import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.ParquetProperties;
@@ -69,20 +70,37 @@ final class EarlyFallbackWriters implements ValuesWriterFactory {
     }
 
     /**
-     * Whether a dictionary judged on its first page's first {@value #SAMPLE} values does not pay: Parquet's rule,
-     * dictionary bytes plus bit-packed indexes against the plain bytes.
+     * A column's first page, judged once it has {@value #SAMPLE} values: whether its dictionary pays, by Parquet's
+     * rule, dictionary bytes plus bit-packed indexes against the plain bytes. Later pages are not judged here (Parquet
+     * still falls back when the dictionary outgrows a page).
      */
-    static boolean notWorthIt(boolean firstPage, int values, int distinct, long dictionaryBytes, long plainBytes) {
-        if (!firstPage || values != SAMPLE) {
-            return false;
+    static final class FirstPageSample {
+        private boolean firstPage = true;
+        private long plainBytes;
+
+        /** A value of this many plain bytes was written. */
+        void wrote(int bytes) {
+            if (firstPage) {
+                plainBytes += bytes;
+            }
         }
-        int bitWidth = 32 - Integer.numberOfLeadingZeros(Math.max(1, distinct - 1));
-        long indexBytes = ((long) values * bitWidth + 7) / 8;
-        return dictionaryBytes + indexBytes >= plainBytes;
+
+        void pageEnded() {
+            firstPage = false;
+        }
+
+        boolean notWorthIt(int values, int distinct, long dictionaryBytes) {
+            if (!firstPage || values != SAMPLE) {
+                return false;
+            }
+            int bitWidth = 32 - Integer.numberOfLeadingZeros(Math.max(1, distinct - 1));
+            long indexBytes = ((long) values * bitWidth + 7) / 8;
+            return dictionaryBytes + indexBytes >= plainBytes;
+        }
     }
 
     private static final class BinaryDictionary extends DictionaryValuesWriter.PlainBinaryDictionaryValuesWriter {
-        private long plainBytes;
+        private final FirstPageSample sample = new FirstPageSample();
 
         BinaryDictionary(int maxDictionaryBytes, Encoding encoding, ByteBufferAllocator allocator) {
             super(maxDictionaryBytes, encoding, encoding, allocator);
@@ -91,76 +109,150 @@ final class EarlyFallbackWriters implements ValuesWriterFactory {
         @Override
         public void writeBytes(Binary v) {
             super.writeBytes(v);
-            if (firstPage) {
-                plainBytes += 4 + v.length();
-            }
+            sample.wrote(4 + v.length());
+        }
+
+        @Override
+        public BytesInput getBytes() {
+            sample.pageEnded();
+            return super.getBytes();
         }
 
         @Override
         public boolean shouldFallBack() {
-            return super.shouldFallBack() || notWorthIt(firstPage, encodedValues.size(), getDictionarySize(),
-                    dictionaryByteSize, plainBytes);
+            return super.shouldFallBack() || sample.notWorthIt(encodedValues.size(), getDictionarySize(),
+                    dictionaryByteSize);
         }
     }
 
     private static final class Int96Dictionary
             extends DictionaryValuesWriter.PlainFixedLenArrayDictionaryValuesWriter {
+        private final FirstPageSample sample = new FirstPageSample();
+
         Int96Dictionary(int maxDictionaryBytes, Encoding encoding, ByteBufferAllocator allocator) {
             super(maxDictionaryBytes, 12, encoding, encoding, allocator);
         }
 
         @Override
+        public void writeBytes(Binary v) {
+            super.writeBytes(v);
+            sample.wrote(12);
+        }
+
+        @Override
+        public BytesInput getBytes() {
+            sample.pageEnded();
+            return super.getBytes();
+        }
+
+        @Override
         public boolean shouldFallBack() {
-            return super.shouldFallBack() || notWorthIt(firstPage, encodedValues.size(), getDictionarySize(),
-                    dictionaryByteSize, 12L * encodedValues.size());
+            return super.shouldFallBack() || sample.notWorthIt(encodedValues.size(), getDictionarySize(),
+                    dictionaryByteSize);
         }
     }
 
     private static final class IntDictionary extends DictionaryValuesWriter.PlainIntegerDictionaryValuesWriter {
+        private final FirstPageSample sample = new FirstPageSample();
+
         IntDictionary(int maxDictionaryBytes, Encoding encoding, ByteBufferAllocator allocator) {
             super(maxDictionaryBytes, encoding, encoding, allocator);
         }
 
         @Override
+        public void writeInteger(int v) {
+            super.writeInteger(v);
+            sample.wrote(4);
+        }
+
+        @Override
+        public BytesInput getBytes() {
+            sample.pageEnded();
+            return super.getBytes();
+        }
+
+        @Override
         public boolean shouldFallBack() {
-            return super.shouldFallBack() || notWorthIt(firstPage, encodedValues.size(), getDictionarySize(),
-                    dictionaryByteSize, 4L * encodedValues.size());
+            return super.shouldFallBack() || sample.notWorthIt(encodedValues.size(), getDictionarySize(),
+                    dictionaryByteSize);
         }
     }
 
     private static final class LongDictionary extends DictionaryValuesWriter.PlainLongDictionaryValuesWriter {
+        private final FirstPageSample sample = new FirstPageSample();
+
         LongDictionary(int maxDictionaryBytes, Encoding encoding, ByteBufferAllocator allocator) {
             super(maxDictionaryBytes, encoding, encoding, allocator);
         }
 
         @Override
+        public void writeLong(long v) {
+            super.writeLong(v);
+            sample.wrote(8);
+        }
+
+        @Override
+        public BytesInput getBytes() {
+            sample.pageEnded();
+            return super.getBytes();
+        }
+
+        @Override
         public boolean shouldFallBack() {
-            return super.shouldFallBack() || notWorthIt(firstPage, encodedValues.size(), getDictionarySize(),
-                    dictionaryByteSize, 8L * encodedValues.size());
+            return super.shouldFallBack() || sample.notWorthIt(encodedValues.size(), getDictionarySize(),
+                    dictionaryByteSize);
         }
     }
 
     private static final class FloatDictionary extends DictionaryValuesWriter.PlainFloatDictionaryValuesWriter {
+        private final FirstPageSample sample = new FirstPageSample();
+
         FloatDictionary(int maxDictionaryBytes, Encoding encoding, ByteBufferAllocator allocator) {
             super(maxDictionaryBytes, encoding, encoding, allocator);
         }
 
         @Override
+        public void writeFloat(float v) {
+            super.writeFloat(v);
+            sample.wrote(4);
+        }
+
+        @Override
+        public BytesInput getBytes() {
+            sample.pageEnded();
+            return super.getBytes();
+        }
+
+        @Override
         public boolean shouldFallBack() {
-            return super.shouldFallBack() || notWorthIt(firstPage, encodedValues.size(), getDictionarySize(),
-                    dictionaryByteSize, 4L * encodedValues.size());
+            return super.shouldFallBack() || sample.notWorthIt(encodedValues.size(), getDictionarySize(),
+                    dictionaryByteSize);
         }
     }
 
     private static final class DoubleDictionary extends DictionaryValuesWriter.PlainDoubleDictionaryValuesWriter {
+        private final FirstPageSample sample = new FirstPageSample();
+
         DoubleDictionary(int maxDictionaryBytes, Encoding encoding, ByteBufferAllocator allocator) {
             super(maxDictionaryBytes, encoding, encoding, allocator);
         }
 
         @Override
+        public void writeDouble(double v) {
+            super.writeDouble(v);
+            sample.wrote(8);
+        }
+
+        @Override
+        public BytesInput getBytes() {
+            sample.pageEnded();
+            return super.getBytes();
+        }
+
+        @Override
         public boolean shouldFallBack() {
-            return super.shouldFallBack() || notWorthIt(firstPage, encodedValues.size(), getDictionarySize(),
-                    dictionaryByteSize, 8L * encodedValues.size());
+            return super.shouldFallBack() || sample.notWorthIt(encodedValues.size(), getDictionarySize(),
+                    dictionaryByteSize);
         }
     }
 }

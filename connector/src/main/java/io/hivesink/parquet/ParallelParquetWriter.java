@@ -127,10 +127,10 @@ public final class ParallelParquetWriter implements TableFileWriter {
         List<EncodedRun> encoded = new ArrayList<>(layout.runs().size());
         try {
             if (layout.runs().size() == 1) {
-                encoded.add(encode(layout.datums(), layout.runs().get(0), datums, from, to));
+                encoded.add(encode(layout.datums(), layout.columns(), layout.runs().get(0), datums, from, to));
             } else {
                 for (MessageType run : layout.runs()) {
-                    futures.add(pool.submit(() -> encode(layout.datums(), run, datums, from, to)));
+                    futures.add(pool.submit(() -> encode(layout.datums(), layout.columns(), run, datums, from, to)));
                 }
                 for (Future<EncodedRun> future : futures) {
                     encoded.add(future.get());
@@ -167,7 +167,8 @@ public final class ParallelParquetWriter implements TableFileWriter {
         }
     }
 
-    private EncodedRun encode(Schema datumSchema, MessageType run, DatumSource datums, int from, int to) {
+    private EncodedRun encode(Schema datumSchema, Schema tableSchema, MessageType run, DatumSource datums, int from,
+            int to) {
         CodecFactory codecs = new CodecFactory(hadoopConf, properties.getPageSizeThreshold());
         try {
             CompressionCodecFactory.BytesInputCompressor compressor = codecs.getCompressor(codec);
@@ -175,7 +176,7 @@ public final class ParallelParquetWriter implements TableFileWriter {
                     properties.getAllocator(), properties.getColumnIndexTruncateLength(),
                     properties.getPageWriteChecksumEnabled());
             ColumnWriteStore columns = properties.newColumnWriteStore(run, pages);
-            ColumnShredder shredder = ColumnShredder.compile(datumSchema, run, columns);
+            ColumnShredder shredder = ColumnShredder.compile(datumSchema, tableSchema, run, columns);
             DatumCursor cursor = new DatumCursor();
             for (int i = from; i < to; i++) {
                 cursor.reset(datums.page(i), datums.start(i), datums.length(i));

@@ -22,7 +22,7 @@ import org.apache.parquet.schema.Types;
  * Parquet timestamp Hive 2 and 3 read; decimals are fixed-length byte arrays of the precision's size; arrays and maps
  * take the three-level form the Parquet spec names.
  */
-final class ParquetSchemas {
+public final class ParquetSchemas {
 
     static final String LIST_GROUP = "list";
     static final String LIST_ELEMENT = "element";
@@ -31,6 +31,22 @@ final class ParquetSchemas {
     static final String MAP_VALUE = "value";
 
     private ParquetSchemas() {
+    }
+
+    /**
+     * Why records of this schema (a table's columns) cannot be a Parquet file, or null if they can: no column (every
+     * field is a partition column), a type Parquet has no column for.
+     */
+    public static String unwritable(Schema columns) {
+        if (columns.getFields().isEmpty()) {
+            return "a Parquet file needs a column besides the partition columns, and the records have none";
+        }
+        try {
+            of(columns);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 
     static MessageType of(Schema record) {
@@ -47,8 +63,7 @@ final class ParquetSchemas {
 
     private static Type type(String name, Schema schema) {
         Schema value = nonNull(schema);
-        Type.Repetition repetition = schema.getType() == Schema.Type.UNION ? Type.Repetition.OPTIONAL
-                : Type.Repetition.REQUIRED;
+        Type.Repetition repetition = nullable(schema) ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
         LogicalType logical = value.getLogicalType();
         if (logical instanceof LogicalTypes.Decimal decimal) {
             return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
@@ -94,12 +109,23 @@ final class ParquetSchemas {
         };
     }
 
-    /** The branch of a union with null that is not null; the schema itself if it is not such a union. */
+    static boolean nullable(Schema schema) {
+        return schema.getType() == Schema.Type.UNION
+                && schema.getTypes().stream().anyMatch(branch -> branch.getType() == Schema.Type.NULL);
+    }
+
+    /**
+     * The branch of a union with null that is not null, or of a union of one type; the schema itself if it is not a
+     * union.
+     */
     static Schema nonNull(Schema schema) {
         if (schema.getType() != Schema.Type.UNION) {
             return schema;
         }
         List<Schema> branches = schema.getTypes();
+        if (branches.size() == 1 && branches.get(0).getType() != Schema.Type.NULL) {
+            return branches.get(0);
+        }
         if (branches.size() == 2) {
             if (branches.get(0).getType() == Schema.Type.NULL) {
                 return branches.get(1);

@@ -26,9 +26,13 @@ public final class TableWriters implements AutoCloseable {
      */
     static final Map<String, String> HIVE_READER_METADATA = Map.of("writer.proleptic", "true",
             "writer.time.zone", "UTC");
-    /** The same for Hive's Parquet reader (3.1.3 and later), under its own keys. */
+    /**
+     * The same for Hive's Parquet reader (3.1.3 and later), under its own keys; and for Spark's, which takes dates
+     * and timestamps (INT96 too) as proleptic Gregorian in files of a Spark from 3.1 on, and otherwise, in Spark 3,
+     * refuses to read dates before 1582-10-15 and timestamps before 1900 (its rebase mode EXCEPTION).
+     */
     static final Map<String, String> HIVE_PARQUET_READER_METADATA = Map.of("writer.date.proleptic", "true",
-            "writer.time.zone", "UTC");
+            "writer.time.zone", "UTC", "org.apache.spark.version", "3.1.0");
 
     private final TableOverrides settings;
     private final ExecutorService pool;

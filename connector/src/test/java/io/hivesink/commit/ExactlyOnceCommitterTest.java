@@ -33,7 +33,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.metastore.InMemoryMetastore;
@@ -56,6 +57,9 @@ class ExactlyOnceCommitterTest {
 
     @TempDir
     Path dir;
+
+    /** The format of the tables the tasks of a test write. */
+    String format = "avro";
 
     @Test
     void aBatchLandsInEveryTableWithItsLedgerRowsAndOffsets() throws Exception {
@@ -92,9 +96,16 @@ class ExactlyOnceCommitterTest {
                 Ledger.markedOffsetsOf(marker));
     }
 
+    /** Every step, with tables of each file format. */
+    static Stream<Arguments> stepsAndFormats() {
+        return Stream.of("avro", "parquet").flatMap(format -> java.util.Arrays.stream(FaultPoint.values())
+                .map(point -> Arguments.of(point, format)));
+    }
+
     @ParameterizedTest
-    @EnumSource(FaultPoint.class)
-    void aCrashAtAnyStepLosesAndDuplicatesNothing(FaultPoint point) throws Exception {
+    @MethodSource("stepsAndFormats")
+    void aCrashAtAnyStepLosesAndDuplicatesNothing(FaultPoint point, String tableFormat) throws Exception {
+        format = tableFormat;
         InMemoryMetastore metastore = new InMemoryMetastore();
         AtomicBoolean armed = new AtomicBoolean();
         Task first = new Task(metastore, 0, at -> {
@@ -559,11 +570,37 @@ class ExactlyOnceCommitterTest {
     private List<Long> landedIds(String table, InMemoryMetastore metastore) throws IOException {
         List<Long> ids = new ArrayList<>();
         for (String partition : metastore.partitionNames("db", table)) {
-            for (GenericRecord record : read(dir.resolve("warehouse/db.db/" + table + "/" + partition))) {
+            Path partitionDir = dir.resolve("warehouse/db.db/" + table + "/" + partition);
+            if (format.equals("parquet")) {
+                ids.addAll(parquetIds(partitionDir));
+                continue;
+            }
+            for (GenericRecord record : read(partitionDir)) {
                 ids.add((Long) record.get("id"));
             }
         }
         return ids.stream().sorted().toList();
+    }
+
+    /** The ids in a partition's Parquet files, read by Parquet's own reader. */
+    private static List<Long> parquetIds(Path partitionDir) throws IOException {
+        List<Long> ids = new ArrayList<>();
+        try (Stream<Path> files = Files.list(partitionDir)) {
+            List<Path> parquet = files.filter(p -> p.getFileName().toString().endsWith(".parquet")).sorted()
+                    .toList();
+            assertFalse(parquet.isEmpty(), "a registered partition has data behind it: " + partitionDir);
+            for (Path file : parquet) {
+                try (org.apache.parquet.hadoop.ParquetReader<org.apache.parquet.example.data.Group> reader =
+                        org.apache.parquet.hadoop.ParquetReader.builder(
+                                new org.apache.parquet.hadoop.example.GroupReadSupport(),
+                                new org.apache.hadoop.fs.Path(file.toUri())).withConf(new Configuration()).build()) {
+                    for (var row = reader.read(); row != null; row = reader.read()) {
+                        ids.add(row.getLong("id", 0));
+                    }
+                }
+            }
+        }
+        return ids;
     }
 
     private List<GenericRecord> ledgerRows(InMemoryMetastore metastore) throws IOException {
@@ -634,6 +671,7 @@ class ExactlyOnceCommitterTest {
             props.put("hive.database", "db");
             props.put("state.database", "db");
             props.put("partition.fields", "kind");
+            props.put("format", format);
             props.put("avro.codec", "deflate");
             props.put("avro.sync.interval.bytes", "1024");
             props.put("writer.threads", "2");

@@ -250,8 +250,17 @@ class HiveTablesTest {
         assertEquals(List.of("id", "qty"), stored.getSd().getCols().stream().map(c -> c.getName()).toList());
 
         HiveTables asParquet = new HiveTables(metastore, "db", "file:/w", parquet);
-        assertEquals(3, asParquet.ensureTable("orders", V2, BY_DAY).avroSchema().getFields().size(),
-                "a Parquet table evolves as an Avro one");
+        Schema withNote = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"int\"},"
+                + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}");
+        assertEquals(3, asParquet.ensureTable("orders", withNote, BY_DAY).avroSchema().getFields().size(),
+                "a Parquet table takes new columns as an Avro one");
+        DataException widened = assertThrows(DataException.class, () -> asParquet.ensureTable("orders", V2, BY_DAY));
+        assertTrue(widened.getMessage().contains("qty would widen from int to long, and a Parquet table's files "
+                + "keep the type"), widened.getMessage());
+        DataException noColumns = assertThrows(DataException.class, () -> asParquet.ensureTable("empty",
+                schema(""), BY_DAY));
+        assertTrue(noColumns.getMessage().contains("needs a column besides the partition columns"),
+                noColumns.getMessage());
         ConnectException asAvro = assertThrows(ConnectException.class,
                 () -> new HiveTables(metastore, "db", "file:/w", DEFAULTS).ensureTable("orders", V1, BY_DAY));
         assertTrue(asAvro.getMessage().contains("is a parquet table, and the connector is set to write avro files")

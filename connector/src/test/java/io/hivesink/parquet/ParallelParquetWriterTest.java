@@ -122,6 +122,97 @@ class ParallelParquetWriterTest {
         assertEquals(3 * EarlyFallbackWriters.SAMPLE, read(file).size());
     }
 
+    /** The early check judges a column's first page only: a dictionary that pays there is kept on later pages. */
+    @Test
+    @SuppressWarnings("deprecation") // version-1 files name their dictionary encoding PLAIN_DICTIONARY
+    void aRepeatingColumnKeepsItsDictionaryOnEveryPage() throws IOException {
+        Schema schema = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+                + "{\"name\":\"customer\",\"type\":\"long\"}]}");
+        EncodedDatums datums = new EncodedDatums();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(2);
+        byte[] datum = new byte[10];
+        for (int i = 0; i < 200_000; i++) {
+            int length = zigzag(1_000_000L + random.nextInt(5_000), datum);
+            datums.add(datum.clone(), 0, length);
+        }
+        Path file = write(new ParallelParquetWriter(POOL, 1, "none", true, 1 << 30, 64 * 1024, Map.of()), schema,
+                schema, datums);
+        var footer = footer(file);
+        var column = footer.getBlocks().get(0).getColumns().get(0);
+        assertTrue(column.getEncodings().contains(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY)
+                && !column.getEncodings().contains(org.apache.parquet.column.Encoding.PLAIN),
+                "5,000 distinct values in 200,000 stay dictionary-encoded: " + column.getEncodings());
+        assertEquals(200_000, read(file).size());
+    }
+
+    /** Avro's encoding of a long: zigzag, then base-128 varint; returns its length. */
+    private static int zigzag(long value, byte[] out) {
+        long n = (value << 1) ^ (value >> 63);
+        int i = 0;
+        while ((n & ~0x7FL) != 0) {
+            out[i++] = (byte) ((n & 0x7F) | 0x80);
+            n >>>= 7;
+        }
+        out[i++] = (byte) n;
+        return i;
+    }
+
+    /**
+     * The file holds the table's columns: one the records lack gets its default (as Avro's resolution gives it to an
+     * Avro table's reader) or null, nested ones too; a union of one type is its type.
+     */
+    @Test
+    void columnsTheRecordsLackGetTheirDefaults() throws IOException {
+        Schema datums = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [
+                  {"name": "id", "type": "long"},
+                  {"name": "one", "type": ["int"]},
+                  {"name": "inner", "type": {"type": "record", "name": "I", "fields": [{"name": "x", "type": "int"}]}}
+                ]}""");
+        Schema table = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [
+                  {"name": "id", "type": "long"},
+                  {"name": "one", "type": ["int"]},
+                  {"name": "inner", "type": {"type": "record", "name": "I", "fields": [
+                    {"name": "x", "type": "int"},
+                    {"name": "y", "type": "string", "default": "n/a"}]}},
+                  {"name": "region", "type": "string", "default": "eu"},
+                  {"name": "note", "type": ["null", "string"], "default": null},
+                  {"name": "tags", "type": {"type": "array", "items": "int"}, "default": [1, 2]},
+                  {"name": "bare", "type": ["null", "double"]}
+                ]}""");
+        EncodedDatums encoded = new EncodedDatums();
+        for (int i = 0; i < 3; i++) {
+            byte[] datum = new byte[30];
+            int at = zigzag(i, datum);
+            datum[at++] = 0; // the union's only branch
+            at += zigzag(10 + i, java.util.Arrays.copyOfRange(datum, at, datum.length), datum, at);
+            at += zigzag(20 + i, java.util.Arrays.copyOfRange(datum, at, datum.length), datum, at);
+            encoded.add(datum, 0, at);
+        }
+        Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()), datums,
+                table, encoded);
+        List<Map<String, Object>> rows = read(file);
+        for (int i = 0; i < 3; i++) {
+            Map<String, Object> expected = new java.util.LinkedHashMap<>();
+            expected.put("id", (long) i);
+            expected.put("one", 10 + i);
+            expected.put("inner", new java.util.LinkedHashMap<>(Map.of("x", 20 + i, "y", "n/a")));
+            expected.put("region", "eu");
+            expected.put("note", null);
+            expected.put("tags", List.of(1, 2));
+            expected.put("bare", null);
+            assertEquals(expected, rows.get(i), "row " + i);
+        }
+    }
+
+    /** Encodes {@code value} as an Avro int or long into {@code out} at {@code at}; returns its length. */
+    private static int zigzag(long value, byte[] scratch, byte[] out, int at) {
+        int length = zigzag(value, scratch);
+        System.arraycopy(scratch, 0, out, at, length);
+        return length;
+    }
+
     @Test
     void aDatumThatIsNotOfItsSchemaNamesTheRecord() {
         ParquetTestRows rows = new ParquetTestRows(3, 10);

@@ -20,10 +20,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.hivesink.avro.datum.EncodedDatums;
 import io.hivesink.config.AvroCodecs;
+import io.hivesink.testing.PythonEnv;
 
 /**
  * Python's fastavro (from PyPI) reads our files, one per codec and level, with the same records in the same order.
- * Needs python3 with venv and network access to PyPI on first run (see {@link FastavroEnv}).
+ * Needs python3 with venv and network access to PyPI on first run (see {@link PythonEnv}).
  */
 class FastavroInteropTest {
 
@@ -63,9 +64,9 @@ class FastavroInteropTest {
             pool.shutdownNow();
         }
 
-        List<String> command = new ArrayList<>(List.of(FastavroEnv.python().toString(), script().toString()));
+        List<String> command = new ArrayList<>(List.of(PythonEnv.FASTAVRO.python().toString(), script().toString()));
         command.addAll(paths);
-        FastavroEnv.Result result = FastavroEnv.run(command, 120, "");
+        PythonEnv.Result result = PythonEnv.run(command, 120, "");
         assertNotNull(result, "could not start the Python interpreter of the test environment");
         assertEquals(0, result.exitCode(), "fastavro failed:\n" + result.output());
 

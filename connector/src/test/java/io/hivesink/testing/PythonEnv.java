@@ -1,4 +1,4 @@
-package io.hivesink.avro.container;
+package io.hivesink.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,25 +15,34 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A Python virtual environment with fastavro and the codec packages it needs, under {@code target/pyenv} of the
- * module: made with {@code python3 -m venv} on first use, its packages installed from PyPI with its own pip, then
- * reused while its requirements stay the same. {@code HIVESINK_PYTHON} names another base interpreter than
- * {@code python3}. A missing interpreter or a failed install fails the test with what to do: these checks are part of
- * the acceptance of the writer, so they never skip.
+ * A Python virtual environment with the readers nobody here wrote, under {@code target/pyenv-<name>} of the module:
+ * made with {@code python3 -m venv} on first use, its packages installed from PyPI with its own pip, then reused while
+ * its requirements stay the same. {@code HIVESINK_PYTHON} names another base interpreter than {@code python3}. A
+ * missing interpreter or a failed install fails the test with what to do: these checks are part of the acceptance of
+ * the writers, so they never skip.
  */
-final class FastavroEnv {
+public final class PythonEnv {
 
-    /** fastavro reads snappy through cramjam and zstandard through backports.zstd (Python 3.14 has it built in). */
-    static final List<String> REQUIREMENTS = List.of("fastavro==1.13.1", "cramjam==2.14.0",
-            "backports.zstd==1.8.0; python_version < \"3.14\"");
+    /**
+     * fastavro, for Avro container files: it reads snappy through cramjam and zstandard through backports.zstd
+     * (Python 3.14 has it built in).
+     */
+    public static final PythonEnv FASTAVRO = new PythonEnv("fastavro", List.of("fastavro==1.13.1", "cramjam==2.14.0",
+            "backports.zstd==1.8.0; python_version < \"3.14\""));
+    /** pyarrow, for Parquet files (Arrow's own C++ reader). */
+    public static final PythonEnv PYARROW = new PythonEnv("pyarrow", List.of("pyarrow==26.0.1"));
 
-    private static Path python;
+    private final String name;
+    private final List<String> requirements;
+    private Path python;
 
-    private FastavroEnv() {
+    private PythonEnv(String name, List<String> requirements) {
+        this.name = name;
+        this.requirements = requirements;
     }
 
     /** The environment's interpreter, made if needed. */
-    static synchronized Path python() {
+    public synchronized Path python() {
         if (python == null) {
             try {
                 python = prepare();
@@ -47,16 +56,16 @@ final class FastavroEnv {
         return python;
     }
 
-    private static Path prepare() throws IOException, InterruptedException {
+    private Path prepare() throws IOException, InterruptedException {
         Path target = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).resolve("target");
-        Path dir = target.resolve("pyenv");
+        Path dir = target.resolve("pyenv-" + name);
         Path interpreter = dir.resolve(isWindows() ? "Scripts/python.exe" : "bin/python");
         Path marker = dir.resolve("hivesink-requirements.txt");
-        String wanted = String.join("\n", REQUIREMENTS) + "\n";
+        String wanted = String.join("\n", requirements) + "\n";
         Files.createDirectories(target);
         // another JVM (a second build in the same tree) may be preparing it too
-        try (FileChannel lockFile = FileChannel.open(target.resolve("pyenv.lock"), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel lockFile = FileChannel.open(target.resolve("pyenv-" + name + ".lock"),
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             lockFile.lock(); // released when the channel closes
             if (Files.isExecutable(interpreter) && Files.exists(marker)
                     && Files.readString(marker).equals(wanted)) {
@@ -65,7 +74,7 @@ final class FastavroEnv {
             String base = System.getenv().getOrDefault("HIVESINK_PYTHON", "python3");
             Result version = run(List.of(base, "--version"), 60, "");
             if (version == null || version.exitCode != 0) {
-                throw new IllegalStateException("The fastavro interop test needs Python 3 with venv and pip, but '"
+                throw new IllegalStateException("The " + name + " interop test needs Python 3 with venv and pip, but '"
                         + base + " --version' " + (version == null ? "could not start" : "failed: " + version.output)
                         + ". Install python3 (on Debian: apt-get install python3 python3-venv python3-pip), or set"
                         + " HIVESINK_PYTHON to a Python 3 interpreter.");
@@ -78,10 +87,10 @@ final class FastavroEnv {
             }
             List<String> install = new ArrayList<>(List.of(interpreter.toString(), "-m", "pip", "install",
                     "--disable-pip-version-check", "--no-input", "--quiet"));
-            install.addAll(REQUIREMENTS);
+            install.addAll(requirements);
             Result pip = run(install, 600, "");
             if (pip == null || pip.exitCode != 0) {
-                throw new IllegalStateException("Installing " + REQUIREMENTS + " from PyPI into " + dir + " failed: "
+                throw new IllegalStateException("Installing " + requirements + " from PyPI into " + dir + " failed: "
                         + (pip == null ? "pip could not start" : pip.output));
             }
             Files.writeString(marker, wanted);
@@ -93,7 +102,7 @@ final class FastavroEnv {
         return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");
     }
 
-    record Result(int exitCode, String output) {
+    public record Result(int exitCode, String output) {
     }
 
     /**
@@ -101,7 +110,7 @@ final class FastavroEnv {
      *
      * @return null if it cannot start (not installed)
      */
-    static Result run(List<String> command, long timeoutSeconds, String stdin)
+    public static Result run(List<String> command, long timeoutSeconds, String stdin)
             throws IOException, InterruptedException {
         Process process;
         try {

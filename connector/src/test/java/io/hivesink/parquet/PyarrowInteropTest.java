@@ -1,0 +1,105 @@
+package io.hivesink.parquet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.hivesink.testing.PythonEnv;
+
+/**
+ * pyarrow (Arrow's C++ Parquet reader, from PyPI) reads our Parquet files, one per codec, every value of every type
+ * as written, rows in order. Needs python3 with venv and network access to PyPI on first run (see
+ * {@link PythonEnv}).
+ */
+class PyarrowInteropTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void pyarrowReadsEveryValueOfEveryCodec() throws Exception {
+        ParquetTestRows rows = new ParquetTestRows(11, 2_000);
+        List<Object> expected = new ArrayList<>();
+        for (var record : rows.records) {
+            expected.add(JSON.readTree(JSON.writeValueAsString(floatsAsDoubles(
+                    ParquetTestRows.canonical(record, ParquetTestRows.SCHEMA)))));
+        }
+        Map<String, String> codecs = new LinkedHashMap<>();
+        List<String> paths = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (String codec : List.of("snappy", "gzip", "zstd", "none")) {
+                ParallelParquetWriter writer = new ParallelParquetWriter(pool, 2, codec, true, 128 * 1024, 16 * 1024,
+                        Map.of("writer.time.zone", "UTC"));
+                Path path = dir.resolve(codec + writer.extension());
+                try (OutputStream out = Files.newOutputStream(path)) {
+                    writer.write(ParquetTestRows.SCHEMA, ParquetTestRows.SCHEMA, rows.datums, out);
+                }
+                paths.add(path.toString());
+                codecs.put(path.toString(), codec.equals("none") ? "UNCOMPRESSED" : codec.toUpperCase(Locale.ROOT));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        List<String> command = new ArrayList<>(List.of(PythonEnv.PYARROW.python().toString(), script().toString()));
+        command.addAll(paths);
+        PythonEnv.Result result = PythonEnv.run(command, 300, "");
+        assertNotNull(result, "could not start the Python interpreter of the test environment");
+        assertEquals(0, result.exitCode(), "pyarrow failed:\n" + result.output());
+
+        List<String> lines = result.output().lines().filter(line -> line.startsWith("{")).toList();
+        int at = 0;
+        for (String path : paths) {
+            JsonNode header = JSON.readTree(lines.get(at++));
+            assertEquals(path, header.get("file").asText(), "file order in the output");
+            assertEquals(codecs.get(path), header.get("codec").asText(), path);
+            assertEquals(rows.records.size(), header.get("rows").asInt(), path);
+            assertTrue(header.get("row_groups").asInt() > 1, "several row groups: " + header);
+            for (int row = 0; row < rows.records.size(); row++) {
+                assertEquals(expected.get(row), JSON.readTree(lines.get(at++)), path + ", row " + row);
+            }
+        }
+    }
+
+    /** Python has only doubles: a float column's value is the double of the float. */
+    private static Object floatsAsDoubles(Object value) {
+        if (value instanceof Float f) {
+            return (double) f;
+        }
+        if (value instanceof Map<?, ?> map) {
+            Map<Object, Object> out = new LinkedHashMap<>();
+            map.forEach((k, v) -> out.put(k, floatsAsDoubles(v)));
+            return out;
+        }
+        if (value instanceof List<?> list) {
+            return list.stream().map(PyarrowInteropTest::floatsAsDoubles).toList();
+        }
+        return value;
+    }
+
+    private static Path script() throws URISyntaxException, IOException {
+        return Path.of(PyarrowInteropTest.class.getResource("read_with_pyarrow.py").toURI());
+    }
+}
