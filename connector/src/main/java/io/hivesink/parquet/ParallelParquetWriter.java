@@ -33,12 +33,13 @@ import io.hivesink.format.TableFileWriter;
  * rows in the datums' (Kafka) order.
  *
  * <p>Parquet lays a row group out column by column, and each column chunk is encoded (levels, dictionary, pages,
- * compression) independently of the others: that is the parallelism. The file's columns are cut into one run per
- * thread ({@link ColumnSlices}); for each row group every thread reads all its datums, writes its run's columns
- * into column writers of its own ({@link ColumnShredder}) and compresses their pages; the writing thread then appends
- * the runs' chunks in schema order with Parquet's own {@link ParquetFileWriter}, which writes the footer, statistics
- * and page indexes. No record object is made: values go from the datum's bytes to the column writers. A row group
- * holds about {@code rowGroupBytes} of encoded datums, and only one row group's chunks are held at a time.
+ * compression) independently of the others: that is the parallelism. The file's columns are cut into runs, at
+ * least one per thread ({@link ColumnSlices}); for each row group, a run's task reads all its datums, writes the
+ * run's columns into column writers of its own ({@link ColumnShredder}) and compresses their pages, on the pool; the
+ * writing thread then appends the runs' chunks in schema order with Parquet's own {@link ParquetFileWriter}, which
+ * writes the footer, statistics and page indexes. No record object is made: values go from the datum's bytes to the
+ * column writers. A row group holds about {@code rowGroupBytes} of encoded datums, and only one row group's chunks are
+ * held at a time.
  *
  * <p>Thread-safe: files may be written concurrently; the pool is the caller's.
  */

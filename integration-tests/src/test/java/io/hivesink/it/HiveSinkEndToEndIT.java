@@ -43,7 +43,8 @@ import io.hivesink.stack.hive.HiveSql;
 
 /**
  * The connector deployed through the Connect REST API on a real broker and worker, writing to MiniDFSCluster and a
- * Thrift metastore, checked through HiveServer2 SQL and Avro's own reader.
+ * Thrift metastore, checked through HiveServer2 SQL and Avro's own reader; the customers table is Parquet
+ * ({@code table.<name>.format}), so one batch lands in two formats.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(StackExtension.class)
@@ -82,6 +83,7 @@ class HiveSinkEndToEndIT {
         config.put("partition.fields", "region");
         config.put("batch.max.records", "1000");
         config.put("avro.codec", "snappy");
+        config.put("table." + CUSTOMERS_TABLE + ".format", "parquet"); // one batch, two formats
         stack.connect().configureConnector("orders-sink", config);
         // the rest arrives while the connector runs
         SampleData.produce(producer, ORDERS_TOPIC, SampleData.ORDER, ORDERS / 2, ORDERS, SampleData::order);
@@ -131,7 +133,22 @@ class HiveSinkEndToEndIT {
                         + " where id = 42"));
 
         assertFilesHoldEveryRecordOnceInOrder(orders, ORDERS);
+        assertEquals(List.of(".parquet"), fileExtensions(CUSTOMERS_TABLE), "the customers table is Parquet");
         assertTheReadmeLedgerQueriesWork(hive, orders);
+    }
+
+    /** The extensions of a table's data files. */
+    private List<String> fileExtensions(String table) throws Exception {
+        RemoteIterator<LocatedFileStatus> files = stack.fileSystem().listFiles(new org.apache.hadoop.fs.Path(
+                stack.hdfsUri() + "/warehouse/hive-sink/" + DATABASE + ".db/" + table), true);
+        Set<String> extensions = new java.util.TreeSet<>();
+        while (files.hasNext()) {
+            String name = files.next().getPath().getName();
+            if (!name.startsWith(".") && !name.startsWith("_")) {
+                extensions.add(name.substring(name.lastIndexOf('.')));
+            }
+        }
+        return List.copyOf(extensions);
     }
 
     /** The reader queries of the README, run as written there, against what the connector landed. */
