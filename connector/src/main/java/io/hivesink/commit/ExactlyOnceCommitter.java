@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.RecordGroup;
+import io.hivesink.batch.TableLayout;
 import io.hivesink.format.TableFileWriter;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
@@ -171,9 +173,14 @@ public final class ExactlyOnceCommitter {
     private Map<String, HiveTable> tablesOf(Batch batch) {
         tables.refresh(batch.tables()); // a schema another task or a user changed since is checked again
         Map<String, HiveTable> tablesByName = new LinkedHashMap<>();
+        Set<TableLayout> checked = new HashSet<>();
         for (RecordGroup group : batch.groups()) {
-            tablesByName.computeIfAbsent(group.table(), name -> tables.ensureTable(name,
-                    group.layout().tableSchema(), group.layout().partitionSpec()));
+            // every record schema of a table, not only its first: a columnar file is written in the table's
+            // columns, which must read each group's records; the table found last is the newest
+            if (checked.add(group.layout())) {
+                tablesByName.put(group.table(), tables.ensureTable(group.table(), group.layout().tableSchema(),
+                        group.layout().partitionSpec()));
+            }
         }
         return tablesByName;
     }

@@ -186,22 +186,30 @@ final class ColumnShredder {
                     return new MapNode(key, mapValue, def, rep + 1);
                 }
                 default:
-                    if (datum.getType() != table.getType()
-                            || !java.util.Objects.equals(datum.getLogicalType(), table.getLogicalType())) {
-                        throw new IllegalArgumentException("Column " + path + " is " + table + " in the table and "
-                                + datum + " in the records: a Parquet file holds one type per column");
+                    if (datum.getType() == table.getType()
+                            && java.util.Objects.equals(datum.getLogicalType(), table.getLogicalType())) {
+                        return leaf(datum, path, def);
                     }
-                    return leaf(datum, path, def);
+                    if (PromotingLeaf.promotes(datum, table)) {
+                        return new PromotingLeaf(writer(path, def), def, datum.getType(), table.getType());
+                    }
+                    throw new IllegalArgumentException("Column " + path + " is " + table + " in the table and "
+                            + datum + " in the records: a Parquet file holds one type per column");
             }
         }
 
-        private Node leaf(Schema avro, List<String> path, int def) {
+        private ColumnWriter writer(List<String> path, int def) {
             ColumnDescriptor column = schema.getColumnDescription(path.toArray(new String[0]));
             if (column.getMaxDefinitionLevel() != def) {
                 throw new IllegalStateException("Column " + path + " has definition level "
                         + column.getMaxDefinitionLevel() + ", not " + def);
             }
-            ColumnWriter writer = store.getColumnWriter(column);
+            return store.getColumnWriter(column);
+        }
+
+        private Node leaf(Schema avro, List<String> path, int def) {
+            ColumnDescriptor column = schema.getColumnDescription(path.toArray(new String[0]));
+            ColumnWriter writer = writer(path, def);
             LogicalType logical = avro.getLogicalType();
             if (logical instanceof LogicalTypes.Decimal) {
                 return new DecimalLeaf(writer, def, avro.getType() == Schema.Type.FIXED ? avro.getFixedSize() : -1,
@@ -557,6 +565,48 @@ final class ColumnShredder {
         @Override
         void write(DatumCursor in, int r) {
             writer.write(in.readBoolean(), r, def);
+        }
+    }
+
+    /**
+     * A number of a narrower type in the records than in the table (int records in a bigint column), widened as
+     * Avro's resolution widens it for an Avro table's reader.
+     */
+    private static final class PromotingLeaf extends Leaf {
+        private final Schema.Type from;
+        private final Schema.Type to;
+
+        PromotingLeaf(ColumnWriter writer, int def, Schema.Type from, Schema.Type to) {
+            super(writer, def);
+            this.from = from;
+            this.to = to;
+        }
+
+        static boolean promotes(Schema datum, Schema table) {
+            if (datum.getLogicalType() != null || table.getLogicalType() != null) {
+                return false;
+            }
+            return switch (datum.getType()) {
+                case INT -> table.getType() == Schema.Type.LONG || table.getType() == Schema.Type.FLOAT
+                        || table.getType() == Schema.Type.DOUBLE;
+                case LONG -> table.getType() == Schema.Type.FLOAT || table.getType() == Schema.Type.DOUBLE;
+                case FLOAT -> table.getType() == Schema.Type.DOUBLE;
+                default -> false;
+            };
+        }
+
+        @Override
+        void write(DatumCursor in, int r) {
+            if (from == Schema.Type.FLOAT) {
+                writer.write((double) in.readFloat(), r, def);
+                return;
+            }
+            long value = in.readLong(); // ints and longs share Avro's encoding
+            switch (to) {
+                case LONG -> writer.write(value, r, def);
+                case FLOAT -> writer.write((float) value, r, def);
+                default -> writer.write((double) value, r, def);
+            }
         }
     }
 

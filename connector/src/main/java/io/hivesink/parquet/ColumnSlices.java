@@ -12,9 +12,9 @@ import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
- * A file's Parquet schema cut into runs of consecutive columns of about equal work, at least one per thread and at
- * most {@value #MAX_RUN_COLUMNS} columns each: a thread writes a run's column chunks of a row group, and the runs,
- * written one after the other, are the row group's chunks in the file schema's order.
+ * A file's Parquet schema cut into runs of consecutive columns of about equal work, at least one per thread and one
+ * per {@value #MAX_RUN_COLUMNS} columns: a thread writes a run's column chunks of a row group, and the runs, written
+ * one after the other, are the row group's chunks in the file schema's order.
  *
  * @param datums  the schema the datums are encoded with
  * @param columns the table's schema: the file's columns
@@ -24,10 +24,10 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 record ColumnSlices(Schema datums, Schema columns, MessageType file, List<MessageType> runs) {
 
     /**
-     * Columns one thread writes at a time, at most: each value of a row goes to another column's buffers and
-     * dictionary, and a run of many columns no longer fits a core's cache. With one thread, StockQuote's 78 columns
-     * as two runs were written about 1.8x faster than as one, though each run reads every datum; with two threads,
-     * Wide300's 300 columns as five runs took about as long as as two.
+     * About the most columns one thread writes at a time (runs are cut by work, so one may hold more): each value of
+     * a row goes to another column's buffers and dictionary, and a run of many columns no longer fits a core's cache.
+     * With one thread, StockQuote's 78 columns as two runs were written about 1.8x faster than as one, though each run
+     * reads every datum; with two threads, Wide300's 300 columns as five runs took about as long as as two.
      */
     static final int MAX_RUN_COLUMNS = 64;
 

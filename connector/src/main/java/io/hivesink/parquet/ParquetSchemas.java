@@ -87,6 +87,10 @@ public final class ParquetSchemas {
                     .as(LogicalTypeAnnotation.stringType()).named(name);
             case BYTES, FIXED -> Types.primitive(PrimitiveTypeName.BINARY, repetition).named(name);
             case RECORD -> {
+                if (value.getFields().isEmpty()) {
+                    throw new IllegalArgumentException("Field " + name + " is a record without fields, and a "
+                            + "Parquet group needs at least one");
+                }
                 List<Type> fields = new ArrayList<>();
                 for (Schema.Field field : value.getFields()) {
                     fields.add(type(columnName(field.name()), field.schema()));

@@ -532,6 +532,50 @@ class ExactlyOnceCommitterTest {
                 "a restart does not read the rejected records again");
     }
 
+    /**
+     * A Parquet file is written in its table's columns as the commit finds the table: with each of the batch's record
+     * schemas checked, a table whose schema was put back by hand between admission and commit is evolved again, and
+     * no field of the records is left out of the files.
+     */
+    @Test
+    void aParquetFileKeepsEveryFieldOfItsRecordsWhenTheTableWasChangedBeforeTheCommit() throws Exception {
+        format = "parquet";
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 0, 2);
+        Schema withNote = SchemaBuilder.struct().name("Event").version(2).field("id", Schema.INT64_SCHEMA)
+                .field("kind", Schema.STRING_SCHEMA).field("note", Schema.OPTIONAL_STRING_SCHEMA).build();
+        task.buffer.add(new SinkRecord("events", 0, null, null, withNote, new Struct(withNote).put("id", 2L)
+                .put("kind", "a").put("note", "n2"), 2), 0);
+        var batch = task.buffer.drain();
+        Table stored = metastore.tables.get("db.events");
+        org.apache.avro.Schema evolved = new org.apache.avro.Schema.Parser().parse(
+                stored.getParameters().get("avro.schema.literal"));
+        org.apache.avro.Schema putBack = org.apache.avro.Schema.createRecord(evolved.getName(), null,
+                evolved.getNamespace(), false, evolved.getFields().stream().filter(f -> !f.name().equals("note"))
+                        .map(f -> new org.apache.avro.Schema.Field(f, f.schema())).toList());
+        stored.getParameters().put("avro.schema.literal", putBack.toString());
+        task.committer.commit(batch);
+
+        List<String> notes = new ArrayList<>();
+        try (Stream<Path> files = Files.list(dir.resolve("warehouse/db.db/events/kind=a"))) {
+            for (Path file : files.filter(p -> p.toString().endsWith(".parquet")).toList()) {
+                try (org.apache.parquet.hadoop.ParquetReader<org.apache.parquet.example.data.Group> reader =
+                        org.apache.parquet.hadoop.ParquetReader.builder(
+                                new org.apache.parquet.hadoop.example.GroupReadSupport(),
+                                new org.apache.hadoop.fs.Path(file.toUri())).withConf(new Configuration()).build()) {
+                    for (var row = reader.read(); row != null; row = reader.read()) {
+                        notes.add(row.getType().containsField("note") && row.getFieldRepetitionCount("note") > 0
+                                ? row.getString("note", 0) : null);
+                    }
+                }
+            }
+        }
+        assertTrue(notes.contains("n2"), "the record's note is in its file: " + notes);
+    }
+
     @Test
     void aRetriedBatchLandsEachFileOnce() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();

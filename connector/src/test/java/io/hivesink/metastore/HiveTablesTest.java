@@ -261,6 +261,10 @@ class HiveTablesTest {
                 schema(""), BY_DAY));
         assertTrue(noColumns.getMessage().contains("needs a column besides the partition columns"),
                 noColumns.getMessage());
+        DataException emptyStruct = assertThrows(DataException.class, () -> asParquet.ensureTable("hollow",
+                schema("{\"name\":\"e\",\"type\":{\"type\":\"record\",\"name\":\"E\",\"fields\":[]}}"),
+                BY_DAY));
+        assertTrue(emptyStruct.getMessage().contains("record without fields"), emptyStruct.getMessage());
         ConnectException asAvro = assertThrows(ConnectException.class,
                 () -> new HiveTables(metastore, "db", "file:/w", DEFAULTS).ensureTable("orders", V1, BY_DAY));
         assertTrue(asAvro.getMessage().contains("is a parquet table, and the connector is set to write avro files")

@@ -206,6 +206,31 @@ class ParallelParquetWriterTest {
         }
     }
 
+    /** Numbers narrower in the records than in the table are widened, as Avro's resolution widens them. */
+    @Test
+    void narrowerNumbersAreWidenedToTheirColumns() throws IOException {
+        Schema datums = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+                + "{\"name\":\"a\",\"type\":\"int\"},{\"name\":\"b\",\"type\":\"long\"},"
+                + "{\"name\":\"c\",\"type\":\"float\"},{\"name\":\"d\",\"type\":\"int\"}]}");
+        Schema table = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+                + "{\"name\":\"a\",\"type\":\"long\"},{\"name\":\"b\",\"type\":\"double\"},"
+                + "{\"name\":\"c\",\"type\":\"double\"},{\"name\":\"d\",\"type\":\"float\"}]}");
+        EncodedDatums encoded = new EncodedDatums();
+        byte[] scratch = new byte[10];
+        byte[] datum = new byte[40];
+        int at = zigzag(-7, scratch, datum, 0);
+        at += zigzag(1L << 40, scratch, datum, at);
+        int bits = Float.floatToIntBits(1.5f);
+        for (int i = 0; i < 4; i++) {
+            datum[at++] = (byte) (bits >>> (8 * i));
+        }
+        at += zigzag(3, scratch, datum, at);
+        encoded.add(datum, 0, at);
+        Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()), datums,
+                table, encoded);
+        assertEquals(List.of(Map.of("a", -7L, "b", (double) (1L << 40), "c", 1.5d, "d", 3.0f)), read(file));
+    }
+
     /** Encodes {@code value} as an Avro int or long into {@code out} at {@code at}; returns its length. */
     private static int zigzag(long value, byte[] scratch, byte[] out, int at) {
         int length = zigzag(value, scratch);
