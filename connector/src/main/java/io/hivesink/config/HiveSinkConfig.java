@@ -13,7 +13,7 @@ import org.apache.kafka.common.config.ConfigException;
  * The connector's one configuration definition, composed of its groups: {@link StorageConfig}, {@link
  * MetastoreConfig}, {@link KerberosConfig}, {@link InputConfig}, {@link TablesConfig}, {@link PartitionConfig}, {@link
  * BatchConfig}, {@link AvroConfig} and {@link
- * ParquetConfig}. Each group defines and documents its keys and reads them into a typed value;
+ * ParquetConfig}, {@link OrcConfig}. Each group defines and documents its keys and reads them into a typed value;
  * this class parses the properties once and checks what crosses groups. {@code docs/configuration.md} is generated
  * from the definition by {@link ConfigReference} and checked against it by a test.
  */
@@ -36,6 +36,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     private final BatchConfig batch;
     private final AvroConfig avro;
     private final ParquetConfig parquet;
+    private final OrcConfig orc;
 
     private HiveSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -48,6 +49,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         batch = BatchConfig.from(this);
         avro = AvroConfig.from(this);
         parquet = ParquetConfig.from(this);
+        orc = OrcConfig.from(this);
     }
 
     /** Parses the properties, checking each key alone; see {@link #crossKeyProblems()} for the rest. */
@@ -91,6 +93,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         BatchConfig.define(def);
         AvroConfig.define(def);
         ParquetConfig.define(def);
+        OrcConfig.define(def);
         return def;
     }
 
@@ -140,5 +143,9 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public ParquetConfig parquet() {
         return parquet;
+    }
+
+    public OrcConfig orc() {
+        return orc;
     }
 }

@@ -12,9 +12,10 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param partitioners    the table's partitioners, in column order
  * @param tableProperties the properties a table the connector creates gets
  * @param schemaEvolution whether compatible schema changes evolve the table
- * @param format          the table's file format, lower case: {@code avro} or {@code parquet}
+ * @param format          the table's file format, lower case: {@code avro}, {@code parquet} or {@code orc}
  * @param codecName       the Avro codec of the table's files, lower case
  * @param parquetCodec    the Parquet codec of the table's files, lower case
+ * @param orcCodec        the ORC codec of the table's files, lower case
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
  * @param location        the directory of the table when the connector creates it ({@code table.<name>.location}),
@@ -22,7 +23,7 @@ import org.apache.kafka.common.config.AbstractConfig;
  */
 public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
         String format, String codecName, int codecLevel, String parquetCodec, boolean parquetDictionary,
-        int batchMaxRecords, String location) {
+        String orcCodec, int batchMaxRecords, String location) {
 
     public TableConfig {
         partitioners = List.copyOf(partitioners);
@@ -35,7 +36,7 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
             PartitionConfig.PARTITION_TIME_FIELD, PartitionConfig.PARTITION_TIME_FIELD_UNIT,
             PartitionConfig.PARTITION_TIME_FIELD_FORMAT, TablesConfig.TABLE_PROPERTIES, TablesConfig.SCHEMA_EVOLUTION,
             TablesConfig.FORMAT, AvroConfig.AVRO_CODEC, AvroConfig.AVRO_CODEC_LEVEL, ParquetConfig.PARQUET_CODEC,
-            ParquetConfig.PARQUET_DICTIONARY, BatchConfig.BATCH_MAX_RECORDS);
+            ParquetConfig.PARQUET_DICTIONARY, OrcConfig.ORC_CODEC, BatchConfig.BATCH_MAX_RECORDS);
 
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.
@@ -48,19 +49,20 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
         return new TableConfig(PartitionConfig.partitioners(config), TablesConfig.tableProperties(config),
                 TablesConfig.schemaEvolution(config), TablesConfig.format(config), AvroConfig.codecName(config),
                 config.getInt(AvroConfig.AVRO_CODEC_LEVEL), ParquetConfig.codecName(config),
-                config.getBoolean(ParquetConfig.PARQUET_DICTIONARY), config.getInt(BatchConfig.BATCH_MAX_RECORDS),
+                config.getBoolean(ParquetConfig.PARQUET_DICTIONARY), OrcConfig.codecName(config),
+                config.getInt(BatchConfig.BATCH_MAX_RECORDS),
                 location);
     }
 
     /** The same, in another file format. */
     public TableConfig inFormat(String otherFormat) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, otherFormat, codecName, codecLevel,
-                parquetCodec, parquetDictionary, batchMaxRecords, location);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, location);
     }
 
     /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */
     public TableConfig locatedAt(String qualified) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, format, codecName, codecLevel,
-                parquetCodec, parquetDictionary, batchMaxRecords, qualified);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, qualified);
     }
 }

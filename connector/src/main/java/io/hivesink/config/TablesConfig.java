@@ -43,6 +43,7 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
 
     public static final String FORMAT_AVRO = "avro";
     public static final String FORMAT_PARQUET = "parquet";
+    public static final String FORMAT_ORC = "orc";
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -96,12 +97,14 @@ public record TablesConfig(String database, Map<String, String> tableMap, Patter
                         + "names the column. none: records must fit the table as it is.",
                 GROUP, ++order, Width.SHORT, "Schema evolution");
         def.define(FORMAT, Type.STRING, FORMAT_AVRO, ConfigDef.CaseInsensitiveValidString.in(FORMAT_AVRO,
-                FORMAT_PARQUET), Importance.MEDIUM,
+                FORMAT_PARQUET, FORMAT_ORC), Importance.MEDIUM,
                 "File format of the tables the connector creates, for every table or one "
                         + "(table.<name>.format). avro: Avro container files (AvroSerDe); every column is read for "
                         + "every query, the fastest to write, and the schema travels in each file. parquet: Parquet "
                         + "files (ParquetHiveSerDe), columnar, so a query reads only the columns it names: pick it "
-                        + "for wide tables that queries read a few columns of; Hive, Spark and Trino read it. A "
+                        + "for wide tables that queries read a few columns of; Hive, Spark and Trino read it. orc: "
+                        + "ORC files (OrcSerde), columnar like Parquet and Hive's own format, with the same "
+                        + "readers. A "
                         + "table's format is fixed when it is created: a table that exists in another format is "
                         + "refused, naming both.",
                 GROUP, ++order, Width.SHORT, "File format");

@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TablesConfig;
-import io.hivesink.parquet.ParquetSchemas;
 import io.hivesink.table.PartitionSpec;
 import io.hivesink.table.PartitionValues;
 
@@ -42,12 +41,6 @@ import io.hivesink.table.PartitionValues;
  */
 public final class HiveTables {
 
-    static final String AVRO_SERDE = "org.apache.hadoop.hive.serde2.avro.AvroSerDe";
-    static final String AVRO_INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.avro.AvroContainerInputFormat";
-    static final String AVRO_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.avro.AvroContainerOutputFormat";
-    static final String PARQUET_SERDE = "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe";
-    static final String PARQUET_INPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat";
-    static final String PARQUET_OUTPUT_FORMAT = "org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat";
     static final String AVRO_SCHEMA_LITERAL = "avro.schema.literal";
     /** A fingerprint of the schema hive-sink last wrote to the table, which its next evolution expects to find. */
     static final String SCHEMA_FINGERPRINT = "hive-sink.schema-fingerprint";
@@ -142,8 +135,8 @@ public final class HiveTables {
                     + ". Rename one of them upstream (the ReplaceField transform), or send such records elsewhere.");
         }
         TableConfig options = optionsFor.apply(name);
-        boolean parquet = TablesConfig.FORMAT_PARQUET.equals(options.format());
-        String unwritable = parquet ? ParquetSchemas.unwritable(recordSchema) : null;
+        TableFormat format = TableFormat.named(options.format());
+        String unwritable = format.unwritable(recordSchema);
         if (unwritable != null) {
             throw new DataException("Table " + database + "." + name + " cannot hold the record: " + unwritable
                     + ". Change the records upstream, or route them to a table of format avro.");
@@ -157,7 +150,7 @@ public final class HiveTables {
                         + database + "." + name + " was created but cannot be read back from the metastore.", null));
             }
             Schema tableSchema = checkedSchema(table, partitionSpec, options.format());
-            SchemaEvolution.Outcome outcome = SchemaEvolution.evolve(tableSchema, recordSchema, !parquet);
+            SchemaEvolution.Outcome outcome = SchemaEvolution.evolve(tableSchema, recordSchema, format.widens());
             if (outcome instanceof SchemaEvolution.AlreadyReadable) {
                 HiveTable admitted = cached != null && cached.avroSchema().equals(tableSchema) ? cached
                         : wrap(table, tableSchema);
@@ -310,14 +303,14 @@ public final class HiveTables {
         StorageDescriptor sd = new StorageDescriptor();
         sd.setCols(columns(avroSchema));
         sd.setLocation(options.location() != null ? options.location() : databaseLocation + "/" + name);
-        boolean parquet = TablesConfig.FORMAT_PARQUET.equals(options.format());
-        sd.setInputFormat(parquet ? PARQUET_INPUT_FORMAT : AVRO_INPUT_FORMAT);
-        sd.setOutputFormat(parquet ? PARQUET_OUTPUT_FORMAT : AVRO_OUTPUT_FORMAT);
+        TableFormat format = TableFormat.named(options.format());
+        sd.setInputFormat(format.inputFormat);
+        sd.setOutputFormat(format.outputFormat);
         sd.setCompressed(false);
         sd.setNumBuckets(-1);
         SerDeInfo serde = new SerDeInfo();
         serde.setName(name);
-        serde.setSerializationLib(parquet ? PARQUET_SERDE : AVRO_SERDE);
+        serde.setSerializationLib(format.serde);
         serde.setParameters(new HashMap<>(Map.of("serialization.format", "1")));
         sd.setSerdeInfo(serde);
         sd.setParameters(new HashMap<>());
@@ -333,10 +326,7 @@ public final class HiveTables {
         params.put(AVRO_SCHEMA_LITERAL, avroSchema.toString());
         params.put(SCHEMA_FINGERPRINT, fingerprint(avroSchema));
         params.put("created.by", "hive-sink");
-        if (parquet) { // what Hive itself writes into the table (INSERT) is compressed as the connector's files
-            params.putIfAbsent("parquet.compression", options.parquetCodec().equals("none") ? "UNCOMPRESSED"
-                    : options.parquetCodec().toUpperCase(java.util.Locale.ROOT));
-        }
+        format.putCompression(params, options);
 
         Table table = new Table();
         table.setDbName(database);
@@ -365,11 +355,12 @@ public final class HiveTables {
         String qualified = database + "." + table.getTableName();
         String literal = avroLiteral(table);
         String serde = table.getSd().getSerdeInfo().getSerializationLib();
-        String tableFormat = formatOf(serde);
+        TableFormat known = TableFormat.ofSerde(serde);
+        String tableFormat = known == null ? null : known.configName;
         if (literal == null || tableFormat == null) {
             String url = table.getParameters() == null ? null : table.getParameters().get("avro.schema.url");
             throw new ConnectException("Table " + qualified + " exists but is not a table the connector made: it "
-                    + "has no " + AVRO_SCHEMA_LITERAL + " or is neither Avro nor Parquet (SerDe " + serde
+                    + "has no " + AVRO_SCHEMA_LITERAL + " or is not Avro, Parquet or ORC (SerDe " + serde
                     + (url != null ? ", schema in avro.schema.url " + url : "") + "). The connector keeps a table's "
                     + "schema in " + AVRO_SCHEMA_LITERAL + ": drop the table, or route the topic to another table.");
         }
@@ -392,14 +383,6 @@ public final class HiveTables {
             throw new ConnectException("Table " + qualified + " has an " + AVRO_SCHEMA_LITERAL + " that is not a "
                     + "valid Avro schema: " + e.getMessage(), e);
         }
-    }
-
-    /** The format of a table of this SerDe, or null if the connector does not write it. */
-    private static String formatOf(String serde) {
-        if (AVRO_SERDE.equals(serde)) {
-            return TablesConfig.FORMAT_AVRO;
-        }
-        return PARQUET_SERDE.equals(serde) ? TablesConfig.FORMAT_PARQUET : null;
     }
 
     private static String avroLiteral(Table table) {

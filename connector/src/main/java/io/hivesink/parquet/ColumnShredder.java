@@ -21,6 +21,9 @@ import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 
+import io.hivesink.format.DatumCursor;
+import io.hivesink.format.NullableColumns;
+
 /**
  * Writes Avro-encoded datums straight into Parquet column writers, with each value's repetition and definition levels
  * (the Dremel encoding): compiled once per (datum schema, columns) into a tree of nodes that read the datum in order,
@@ -146,8 +149,8 @@ final class ColumnShredder {
          */
         Node field(Schema datum, Schema table, Type type, List<String> path, int parentDef, int parentRep) {
             int def = parentDef + (type.isRepetition(Type.Repetition.REQUIRED) ? 0 : 1);
-            Schema value = ParquetSchemas.nonNull(datum);
-            Node node = value(value, ParquetSchemas.nonNull(table), type, path, def, parentRep);
+            Schema value = NullableColumns.nonNull(datum);
+            Node node = value(value, NullableColumns.nonNull(table), type, path, def, parentRep);
             if (datum.getType() != Schema.Type.UNION) {
                 return node;
             }
@@ -381,7 +384,7 @@ final class ColumnShredder {
         @Override
         void write(DatumCursor in, int r) {
             int level = r;
-            for (int count = blockCount(in); count > 0; count = blockCount(in)) {
+            for (int count = in.blockCount(); count > 0; count = in.blockCount()) {
                 for (int i = 0; i < count; i++) {
                     element.write(in, level);
                     level = elementRep;
@@ -415,7 +418,7 @@ final class ColumnShredder {
         void write(DatumCursor in, int r) {
             int level = r;
             boolean empty = true;
-            for (int count = blockCount(in); count > 0; count = blockCount(in)) {
+            for (int count = in.blockCount(); count > 0; count = in.blockCount()) {
                 for (int i = 0; i < count; i++) {
                     key.write(in, level);
                     value.write(in, level);
@@ -436,19 +439,6 @@ final class ColumnShredder {
         }
     }
 
-    /** The item count of the next array or map block (0 at the end), past its byte size if it has one. */
-    static int blockCount(DatumCursor in) {
-        long count = in.readLong();
-        if (count < 0) {
-            in.readLong(); // the block's byte size, written with a negative count
-            count = -count;
-        }
-        if (count > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("An Avro block of " + count + " items");
-        }
-        return (int) count;
-    }
-
     /** A value this schema does not write: read past. */
     private static final class Skip extends Node {
         private final Schema schema;
@@ -459,42 +449,11 @@ final class ColumnShredder {
 
         @Override
         void write(DatumCursor in, int r) {
-            skip(in, schema);
+            in.skip(schema);
         }
 
         @Override
         void writeNull(int r, int d) {
-        }
-
-        private static void skip(DatumCursor in, Schema schema) {
-            switch (schema.getType()) {
-                case NULL -> {
-                }
-                case BOOLEAN -> in.skip(1);
-                case INT, LONG, ENUM -> in.readLong();
-                case FLOAT -> in.skip(4);
-                case DOUBLE -> in.skip(8);
-                case STRING, BYTES -> in.skip(in.readLength());
-                case FIXED -> in.skip(schema.getFixedSize());
-                case RECORD -> schema.getFields().forEach(field -> skip(in, field.schema()));
-                case ARRAY -> {
-                    for (int count = blockCount(in); count > 0; count = blockCount(in)) {
-                        for (int i = 0; i < count; i++) {
-                            skip(in, schema.getElementType());
-                        }
-                    }
-                }
-                case MAP -> {
-                    for (int count = blockCount(in); count > 0; count = blockCount(in)) {
-                        for (int i = 0; i < count; i++) {
-                            in.skip(in.readLength());
-                            skip(in, schema.getValueType());
-                        }
-                    }
-                }
-                case UNION -> skip(in, schema.getTypes().get(in.readInt()));
-                default -> throw new IllegalArgumentException("Avro type " + schema.getType());
-            }
         }
     }
 

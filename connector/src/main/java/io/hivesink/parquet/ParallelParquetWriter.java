@@ -25,6 +25,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.MessageType;
 
 import io.hivesink.config.ParquetCodecs;
+import io.hivesink.format.DatumCursor;
 import io.hivesink.format.DatumSource;
 import io.hivesink.format.TableFileWriter;
 

@@ -15,6 +15,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 
+import io.hivesink.format.NullableColumns;
+
 /**
  * The Parquet schema of a table's files, from the Avro schema of its columns: the types Hive's Parquet reader (2.3 to
  * 4.0) maps to the column types the connector declares ({@code metastore.HiveTypes}). Names are lower case, as Hive
@@ -62,8 +64,9 @@ public final class ParquetSchemas {
     }
 
     private static Type type(String name, Schema schema) {
-        Schema value = nonNull(schema);
-        Type.Repetition repetition = nullable(schema) ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
+        Schema value = NullableColumns.nonNull(schema);
+        Type.Repetition repetition = NullableColumns.nullable(schema) ? Type.Repetition.OPTIONAL
+                : Type.Repetition.REQUIRED;
         LogicalType logical = value.getLogicalType();
         if (logical instanceof LogicalTypes.Decimal decimal) {
             return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
@@ -111,34 +114,6 @@ public final class ParquetSchemas {
             default -> throw new IllegalArgumentException("Avro type " + value.getType() + " (field " + name
                     + ") has no Parquet column type");
         };
-    }
-
-    static boolean nullable(Schema schema) {
-        return schema.getType() == Schema.Type.UNION
-                && schema.getTypes().stream().anyMatch(branch -> branch.getType() == Schema.Type.NULL);
-    }
-
-    /**
-     * The branch of a union with null that is not null, or of a union of one type; the schema itself if it is not a
-     * union.
-     */
-    static Schema nonNull(Schema schema) {
-        if (schema.getType() != Schema.Type.UNION) {
-            return schema;
-        }
-        List<Schema> branches = schema.getTypes();
-        if (branches.size() == 1 && branches.get(0).getType() != Schema.Type.NULL) {
-            return branches.get(0);
-        }
-        if (branches.size() == 2) {
-            if (branches.get(0).getType() == Schema.Type.NULL) {
-                return branches.get(1);
-            }
-            if (branches.get(1).getType() == Schema.Type.NULL) {
-                return branches.get(0);
-            }
-        }
-        throw new IllegalArgumentException("Hive reads only unions of null and one type, not " + schema);
     }
 
     /** The fewest bytes whose two's complement holds every unscaled value of {@code precision} digits. */

@@ -6,11 +6,13 @@ import java.util.concurrent.ExecutorService;
 
 import io.hivesink.avro.container.ParallelContainerWriter;
 import io.hivesink.config.AvroConfig;
+import io.hivesink.config.OrcConfig;
 import io.hivesink.config.ParquetConfig;
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableOverrides;
 import io.hivesink.config.TablesConfig;
 import io.hivesink.format.TableFileWriter;
+import io.hivesink.orc.ParallelOrcWriter;
 import io.hivesink.parquet.ParallelParquetWriter;
 
 /**
@@ -33,21 +35,30 @@ public final class TableWriters implements AutoCloseable {
      */
     static final Map<String, String> HIVE_PARQUET_READER_METADATA = Map.of("writer.date.proleptic", "true",
             "writer.time.zone", "UTC", "org.apache.spark.version", "3.1.0");
+    /**
+     * Spark's key for ORC files: from 3.1 on, Spark takes their dates as proleptic Gregorian, as the file's calendar
+     * says; the timestamps' zone is in each stripe (UTC).
+     */
+    static final Map<String, String> ORC_READER_METADATA = Map.of("org.apache.spark.version", "3.1.0");
 
     private final TableOverrides settings;
     private final ExecutorService pool;
     private final int threads;
     private final AvroConfig avro;
     private final ParquetConfig parquet;
+    private final OrcConfig orc;
     private final Map<String, ParallelContainerWriter> avroWriters = new ConcurrentHashMap<>();
     private final Map<String, ParallelParquetWriter> parquetWriters = new ConcurrentHashMap<>();
+    private final Map<String, ParallelOrcWriter> orcWriters = new ConcurrentHashMap<>();
 
-    TableWriters(TableOverrides settings, ExecutorService pool, int threads, AvroConfig avro, ParquetConfig parquet) {
+    TableWriters(TableOverrides settings, ExecutorService pool, int threads, AvroConfig avro, ParquetConfig parquet,
+            OrcConfig orc) {
         this.settings = settings;
         this.pool = pool;
         this.threads = threads;
         this.avro = avro;
         this.parquet = parquet;
+        this.orc = orc;
     }
 
     public TableFileWriter forTable(String table) {
@@ -57,6 +68,10 @@ public final class TableWriters implements AutoCloseable {
                     key -> new ParallelParquetWriter(pool, threads, config.parquetCodec(),
                             config.parquetDictionary(), parquet.rowGroupBytes(), parquet.pageBytes(),
                             HIVE_PARQUET_READER_METADATA));
+        }
+        if (TablesConfig.FORMAT_ORC.equals(config.format())) {
+            return orcWriters.computeIfAbsent(config.orcCodec(),
+                    codec -> new ParallelOrcWriter(pool, threads, codec, orc.stripeBytes(), ORC_READER_METADATA));
         }
         return avroWriter(config);
     }

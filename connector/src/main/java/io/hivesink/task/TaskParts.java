@@ -121,7 +121,8 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         TableOverrides settings = TableOverrides.of(props);
         MetastoreParts metastore = MetastoreParts.of(client, config, settings, storage, run);
         int threads = config.avro().writerThreads();
-        TableWriters writers = new TableWriters(settings, pool, threads, config.avro(), config.parquet());
+        TableWriters writers = new TableWriters(settings, pool, threads, config.avro(), config.parquet(),
+                config.orc());
         ExactlyOnceCommitter committer = new ExactlyOnceCommitter(metastore.tables(), storage.staging(),
                 writers::forTable, metastore.ledger(), metastore.states(), faults, run, clock);
         // a bad partitioner class fails the start, not a batch

@@ -98,7 +98,7 @@ class ExactlyOnceCommitterTest {
 
     /** Every step, with tables of each file format. */
     static Stream<Arguments> stepsAndFormats() {
-        return Stream.of("avro", "parquet").flatMap(format -> java.util.Arrays.stream(FaultPoint.values())
+        return Stream.of("avro", "parquet", "orc").flatMap(format -> java.util.Arrays.stream(FaultPoint.values())
                 .map(point -> Arguments.of(point, format)));
     }
 
@@ -619,6 +619,10 @@ class ExactlyOnceCommitterTest {
                 ids.addAll(parquetIds(partitionDir));
                 continue;
             }
+            if (format.equals("orc")) {
+                ids.addAll(orcIds(partitionDir));
+                continue;
+            }
             for (GenericRecord record : read(partitionDir)) {
                 ids.add((Long) record.get("id"));
             }
@@ -640,6 +644,31 @@ class ExactlyOnceCommitterTest {
                                 new org.apache.hadoop.fs.Path(file.toUri())).withConf(new Configuration()).build()) {
                     for (var row = reader.read(); row != null; row = reader.read()) {
                         ids.add(row.getLong("id", 0));
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
+    /** The ids in a partition's ORC files, read by ORC's own reader. */
+    private static List<Long> orcIds(Path partitionDir) throws IOException {
+        List<Long> ids = new ArrayList<>();
+        try (Stream<Path> files = Files.list(partitionDir)) {
+            List<Path> orcFiles = files.filter(p -> p.getFileName().toString().endsWith(".orc")).sorted().toList();
+            assertFalse(orcFiles.isEmpty(), "a registered partition has data behind it: " + partitionDir);
+            for (Path file : orcFiles) {
+                try (org.apache.orc.Reader reader = org.apache.orc.OrcFile.createReader(
+                        new org.apache.hadoop.fs.Path(file.toUri()), org.apache.orc.OrcFile.readerOptions(
+                                new Configuration()));
+                        org.apache.orc.RecordReader rows = reader.rows()) {
+                    var batch = reader.getSchema().createRowBatch();
+                    int id = reader.getSchema().getFieldNames().indexOf("id");
+                    while (rows.nextBatch(batch)) {
+                        var column = (org.apache.orc.storage.ql.exec.vector.LongColumnVector) batch.cols[id];
+                        for (int row = 0; row < batch.size; row++) {
+                            ids.add(column.vector[column.isRepeating ? 0 : row]);
+                        }
                     }
                 }
             }

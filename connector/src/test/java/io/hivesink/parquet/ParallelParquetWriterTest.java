@@ -30,6 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.hivesink.avro.datum.EncodedDatums;
+import io.hivesink.testing.EveryTypeRows;
 
 /**
  * The Parquet writer against Parquet's own reader: every value of every type comes back as written, in order, with
@@ -50,15 +51,15 @@ class ParallelParquetWriterTest {
     @ParameterizedTest
     @CsvSource({"1, snappy, true", "2, snappy, true", "3, gzip, false", "2, zstd, true", "2, none, false"})
     void everyValueComesBackInOrder(int threads, String codec, boolean dictionary) throws IOException {
-        ParquetTestRows rows = new ParquetTestRows(threads * 31L + codec.length(), 3_000);
+        EveryTypeRows rows = new EveryTypeRows(threads * 31L + codec.length(), 3_000);
         ParallelParquetWriter writer = new ParallelParquetWriter(POOL, threads, codec, dictionary, 64 * 1024,
                 8 * 1024, Map.of("writer.time.zone", "UTC"));
-        Path file = write(writer, ParquetTestRows.SCHEMA, ParquetTestRows.SCHEMA, rows.datums);
+        Path file = write(writer, EveryTypeRows.SCHEMA, EveryTypeRows.SCHEMA, rows.datums);
 
         List<Map<String, Object>> read = read(file);
         assertEquals(rows.records.size(), read.size());
         for (int i = 0; i < read.size(); i++) {
-            assertEquals(ParquetTestRows.canonical(rows.records.get(i), ParquetTestRows.SCHEMA), read.get(i),
+            assertEquals(EveryTypeRows.canonical(rows.records.get(i), EveryTypeRows.SCHEMA), read.get(i),
                     "row " + i);
         }
         ParquetMetadata footer = footer(file);
@@ -71,18 +72,18 @@ class ParallelParquetWriterTest {
 
     @Test
     void fieldsThatAreNotColumnsAreLeftOut() throws IOException {
-        ParquetTestRows rows = new ParquetTestRows(7, 500);
-        Schema columns = Schema.createRecord("Row", null, "test.parquet", false, ParquetTestRows.SCHEMA.getFields()
+        EveryTypeRows rows = new EveryTypeRows(7, 500);
+        Schema columns = Schema.createRecord("Row", null, "test.parquet", false, EveryTypeRows.SCHEMA.getFields()
                 .stream().filter(f -> !f.name().equals("count") && !f.name().equals("inner"))
                 .map(f -> new Schema.Field(f, f.schema())).toList());
         Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()),
-                ParquetTestRows.SCHEMA, columns, rows.datums);
+                EveryTypeRows.SCHEMA, columns, rows.datums);
 
         List<Map<String, Object>> read = read(file);
         for (int i = 0; i < read.size(); i++) {
             @SuppressWarnings("unchecked")
-            Map<String, Object> expected = new java.util.LinkedHashMap<>((Map<String, Object>) ParquetTestRows
-                    .canonical(rows.records.get(i), ParquetTestRows.SCHEMA));
+            Map<String, Object> expected = new java.util.LinkedHashMap<>((Map<String, Object>) EveryTypeRows
+                    .canonical(rows.records.get(i), EveryTypeRows.SCHEMA));
             expected.remove("count");
             expected.remove("inner");
             assertEquals(expected, read.get(i), "row " + i);
@@ -240,7 +241,7 @@ class ParallelParquetWriterTest {
 
     @Test
     void aDatumThatIsNotOfItsSchemaNamesTheRecord() {
-        ParquetTestRows rows = new ParquetTestRows(3, 10);
+        EveryTypeRows rows = new EveryTypeRows(3, 10);
         EncodedDatums datums = new EncodedDatums();
         for (GenericRecord ignored : rows.records) {
             datums.add(new byte[] {2, 4}, 0, 2);
@@ -248,7 +249,7 @@ class ParallelParquetWriterTest {
         ParallelParquetWriter writer = new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20,
                 Map.of());
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> write(writer, ParquetTestRows.SCHEMA, ParquetTestRows.SCHEMA, datums));
+                () -> write(writer, EveryTypeRows.SCHEMA, EveryTypeRows.SCHEMA, datums));
         assertTrue(e.getMessage().startsWith("Record 0 of the file is not a valid Avro datum of schema "
                 + "test.parquet.Row"), e.getMessage());
     }

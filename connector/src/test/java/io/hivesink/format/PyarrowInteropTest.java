@@ -1,4 +1,4 @@
-package io.hivesink.parquet;
+package io.hivesink.format;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -23,12 +23,15 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.hivesink.orc.ParallelOrcWriter;
+import io.hivesink.parquet.ParallelParquetWriter;
+import io.hivesink.testing.EveryTypeRows;
 import io.hivesink.testing.PythonEnv;
 
 /**
- * pyarrow (Arrow's C++ Parquet reader, from PyPI) reads our Parquet files, one per codec, every value of every type
- * as written, rows in order. Needs python3 with venv and network access to PyPI on first run (see
- * {@link PythonEnv}).
+ * pyarrow (Arrow's C++ Parquet reader and the ORC project's C++ reader, from PyPI) reads our Parquet and ORC files,
+ * one per codec, every value of every type as written, rows in order. Needs python3 with venv and network access to
+ * PyPI on first run (see {@link PythonEnv}).
  */
 class PyarrowInteropTest {
 
@@ -38,12 +41,12 @@ class PyarrowInteropTest {
     Path dir;
 
     @Test
-    void pyarrowReadsEveryValueOfEveryCodec() throws Exception {
-        ParquetTestRows rows = new ParquetTestRows(11, 2_000);
+    void pyarrowReadsEveryValueOfEveryFormatAndCodec() throws Exception {
+        EveryTypeRows rows = new EveryTypeRows(11, 2_000);
         List<Object> expected = new ArrayList<>();
         for (var record : rows.records) {
             expected.add(JSON.readTree(JSON.writeValueAsString(floatsAsDoubles(
-                    ParquetTestRows.canonical(record, ParquetTestRows.SCHEMA)))));
+                    EveryTypeRows.canonical(record, EveryTypeRows.SCHEMA)))));
         }
         Map<String, String> codecs = new LinkedHashMap<>();
         List<String> paths = new ArrayList<>();
@@ -54,7 +57,16 @@ class PyarrowInteropTest {
                         Map.of("writer.time.zone", "UTC"));
                 Path path = dir.resolve(codec + writer.extension());
                 try (OutputStream out = Files.newOutputStream(path)) {
-                    writer.write(ParquetTestRows.SCHEMA, ParquetTestRows.SCHEMA, rows.datums, out);
+                    writer.write(EveryTypeRows.SCHEMA, EveryTypeRows.SCHEMA, rows.datums, out);
+                }
+                paths.add(path.toString());
+                codecs.put(path.toString(), codec.equals("none") ? "UNCOMPRESSED" : codec.toUpperCase(Locale.ROOT));
+            }
+            for (String codec : List.of("snappy", "zlib", "zstd", "none")) {
+                ParallelOrcWriter writer = new ParallelOrcWriter(pool, 2, codec, 128 * 1024, Map.of());
+                Path path = dir.resolve(codec + writer.extension());
+                try (OutputStream out = Files.newOutputStream(path)) {
+                    writer.write(EveryTypeRows.SCHEMA, EveryTypeRows.SCHEMA, rows.datums, out);
                 }
                 paths.add(path.toString());
                 codecs.put(path.toString(), codec.equals("none") ? "UNCOMPRESSED" : codec.toUpperCase(Locale.ROOT));
@@ -76,7 +88,7 @@ class PyarrowInteropTest {
             assertEquals(path, header.get("file").asText(), "file order in the output");
             assertEquals(codecs.get(path), header.get("codec").asText(), path);
             assertEquals(rows.records.size(), header.get("rows").asInt(), path);
-            assertTrue(header.get("row_groups").asInt() > 1, "several row groups: " + header);
+            assertTrue(header.get("row_groups").asInt() > 1, "several row groups or stripes: " + header);
             for (int row = 0; row < rows.records.size(); row++) {
                 assertEquals(expected.get(row), JSON.readTree(lines.get(at++)), path + ", row " + row);
             }

@@ -1,8 +1,8 @@
-"""Reads Parquet files with pyarrow and prints, per file, a header line, then each row as canonical JSON.
+"""Reads Parquet and ORC files with pyarrow and prints, per file, a header line, then each row as canonical JSON.
 
 Canonical: bytes as hex, decimals as plain strings, dates as days since 1970-01-01, timestamps as milliseconds since
-the epoch (INT96 read at millisecond unit), maps as objects with sorted keys. The header names the file, its codec
-and its row count, as pyarrow's metadata gives them.
+the epoch (INT96 read at millisecond unit), maps as objects with sorted keys. The header names the file, its codec,
+its row count and its row groups (Parquet) or stripes (ORC), as pyarrow's metadata gives them.
 """
 import datetime
 import decimal
@@ -10,6 +10,7 @@ import json
 import sys
 
 import pyarrow as pa
+import pyarrow.orc as orc
 import pyarrow.parquet as pq
 
 EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
@@ -36,18 +37,25 @@ def canonical(value, arrow_type):
     return value
 
 
+def read(path):
+    """The file's table, codec and row groups or stripes."""
+    if path.endswith(".orc"):
+        orc_file = orc.ORCFile(path)
+        return orc_file.read(), orc_file.compression, orc_file.nstripes
+    parquet = pq.ParquetFile(path)
+    codec = parquet.metadata.row_group(0).column(0).compression if parquet.metadata.num_row_groups else "none"
+    return pq.read_table(path, coerce_int96_timestamp_unit="ms"), codec, parquet.metadata.num_row_groups
+
+
 def main(paths):
     for path in paths:
-        parquet = pq.ParquetFile(path)
-        codec = parquet.metadata.row_group(0).column(0).compression if parquet.metadata.num_row_groups else "none"
-        table = pq.read_table(path, coerce_int96_timestamp_unit="ms")
+        table, codec, groups = read(path)
         columns = []
         for name, column in zip(table.column_names, table.columns):
             if pa.types.is_timestamp(column.type):
-                column = column.cast(pa.int64())
+                column = column.cast(pa.timestamp("ms")).cast(pa.int64())
             columns.append((name, column.type, column.to_pylist()))
-        print(json.dumps({"file": path, "codec": codec, "rows": table.num_rows,
-                          "row_groups": parquet.metadata.num_row_groups}))
+        print(json.dumps({"file": path, "codec": codec, "rows": table.num_rows, "row_groups": groups}))
         for row in range(table.num_rows):
             print(json.dumps({name: canonical(values[row], arrow_type) for name, arrow_type, values in columns},
                              ensure_ascii=False))

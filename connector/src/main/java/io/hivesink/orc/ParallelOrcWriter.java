@@ -1,0 +1,341 @@
+package io.hivesink.orc;
+
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+
+import org.apache.avro.Schema;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.Path;
+import org.apache.orc.ColumnStatistics;
+import org.apache.orc.CompressionKind;
+import org.apache.orc.MemoryManager;
+import org.apache.orc.OrcConf;
+import org.apache.orc.OrcFile;
+import org.apache.orc.OrcProto;
+import org.apache.orc.StripeInformation;
+import org.apache.orc.TypeDescription;
+import org.apache.orc.impl.ColumnStatisticsImpl;
+import org.apache.orc.impl.PhysicalFsWriter;
+import org.apache.orc.impl.WriterImpl;
+import org.apache.orc.impl.writer.WriterEncryptionVariant;
+import org.apache.orc.storage.ql.exec.vector.ColumnVector;
+import org.apache.orc.storage.ql.exec.vector.DateColumnVector;
+import org.apache.orc.storage.ql.exec.vector.ListColumnVector;
+import org.apache.orc.storage.ql.exec.vector.MapColumnVector;
+import org.apache.orc.storage.ql.exec.vector.StructColumnVector;
+import org.apache.orc.storage.ql.exec.vector.TimestampColumnVector;
+import org.apache.orc.storage.ql.exec.vector.VectorizedRowBatch;
+
+import io.hivesink.config.OrcCodecs;
+import io.hivesink.format.DatumCursor;
+import io.hivesink.format.DatumSource;
+import io.hivesink.format.TableFileWriter;
+
+/**
+ * Writes a table's ORC files from Avro-encoded datums, stripes encoded in parallel and the rows in the datums'
+ * (Kafka) order.
+ *
+ * <p>An ORC stripe is self-contained: its dictionaries, row index and streams refer to nothing outside it, which is
+ * what lets ORC's own file merge copy stripes between files. That is the parallelism. The datums are cut into
+ * stripes of about {@code stripeBytes} of encoded records, and into at least one per thread when there are enough
+ * rows ({@link #MIN_SPLIT_ROWS} each); each stripe is encoded on the pool by ORC's own writer, filled from the
+ * datums' bytes ({@link VectorFiller}), into memory; the writing thread appends the stripes in order to the file with
+ * ORC's stripe append, which writes the footer and the file's statistics from the stripes'. At most one stripe per
+ * thread, plus one, is held encoded at a time.
+ *
+ * <p>Thread-safe: files may be written concurrently; the pool is the caller's.
+ */
+public final class ParallelOrcWriter implements TableFileWriter {
+
+    /**
+     * The fewest rows a stripe is cut to so that threads share a file: one row index stride. Fewer rows make stripes
+     * whose dictionaries and runs compress worse than the time saved is worth.
+     */
+    static final int MIN_SPLIT_ROWS = 10_000;
+    private static final int ROW_INDEX_STRIDE = 10_000;
+    private static final int COMPRESSION_BLOCK_MAX = 256 * 1024;
+    private static final Path PATH = new Path("hive-sink.orc"); // only named in ORC's logs
+    private static final WriterEncryptionVariant[] NO_ENCRYPTION = new WriterEncryptionVariant[0];
+    /** No writer waits for another's memory: stripes are cut by the connector, and the batch's memory is budgeted. */
+    private static final MemoryManager UNMANAGED = new MemoryManager() {
+        @Override
+        public void addWriter(Path path, long requestedAllocation, Callback callback) {
+        }
+
+        @Override
+        public void removeWriter(Path path) {
+        }
+
+        @Override
+        @Deprecated
+        public void addedRow(int rows) {
+        }
+    };
+
+    private final ExecutorService pool;
+    private final int threads;
+    private final CompressionKind codec;
+    private final long stripeBytes;
+    private final Map<String, String> metadata;
+    private final Configuration conf;
+    private final Map<Schema, TypeDescription> fileSchemas = new ConcurrentHashMap<>();
+
+    /**
+     * @param codec       one of {@link OrcCodecs#NAMES}
+     * @param stripeBytes encoded datum bytes per stripe
+     * @param metadata    user metadata of every file, for readers
+     */
+    public ParallelOrcWriter(ExecutorService pool, int threads, String codec, long stripeBytes,
+            Map<String, String> metadata) {
+        this.pool = Objects.requireNonNull(pool, "pool");
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, not " + threads);
+        }
+        this.threads = threads;
+        this.codec = codecKind(codec);
+        this.stripeBytes = stripeBytes;
+        this.metadata = Map.copyOf(metadata);
+        this.conf = new Configuration(false);
+        OrcConf.DICTIONARY_IMPL.setString(conf, "hash");
+    }
+
+    private static CompressionKind codecKind(String name) {
+        return switch (name) {
+            case OrcCodecs.SNAPPY -> CompressionKind.SNAPPY;
+            case OrcCodecs.ZLIB -> CompressionKind.ZLIB;
+            case OrcCodecs.ZSTD -> CompressionKind.ZSTD;
+            case OrcCodecs.NONE -> CompressionKind.NONE;
+            default -> throw new IllegalArgumentException("ORC codec " + name + " is not one of " + OrcCodecs.NAMES);
+        };
+    }
+
+    /** ORC files. */
+    @Override
+    public String extension() {
+        return ".orc";
+    }
+
+    @Override
+    public long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException {
+        TypeDescription fileSchema = fileSchemas.computeIfAbsent(columns, OrcSchemas::of);
+        CountingStream counted = new CountingStream(out);
+        OrcFile.WriterOptions options = options(fileSchema);
+        options.physicalWriter(new PhysicalFsWriter(new FSDataOutputStream(counted, null), options, NO_ENCRYPTION));
+        WriterImpl file = new WriterImpl(null, PATH, options);
+        List<int[]> stripes = stripes(datums);
+        Deque<Future<EncodedStripe>> pending = new ArrayDeque<>();
+        try {
+            int next = 0;
+            while (next < stripes.size() || !pending.isEmpty()) {
+                while (next < stripes.size() && pending.size() <= threads) {
+                    int[] rows = stripes.get(next++);
+                    Callable<EncodedStripe> encode = () -> encode(schema, columns, fileSchema, datums, rows[0],
+                            rows[1]);
+                    pending.add(stripes.size() == 1 ? runHere(encode) : pool.submit(encode));
+                }
+                EncodedStripe stripe = pending.removeFirst().get();
+                file.appendStripe(stripe.bytes, stripe.offset, stripe.length, stripe.information,
+                        stripe.statistics);
+            }
+            metadata.forEach((key, value) -> file.addUserMetadata(key,
+                    ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8))));
+            file.close();
+            return counted.count;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while encoding an ORC stripe");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw cause instanceof IOException io ? io : new IOException(cause);
+        } finally {
+            pending.forEach(f -> f.cancel(false)); // after a failure: stripes not started need not start
+        }
+    }
+
+    private static Future<EncodedStripe> runHere(Callable<EncodedStripe> encode) {
+        FutureTask<EncodedStripe> task = new FutureTask<>(encode);
+        task.run();
+        return task;
+    }
+
+    /** The [from, to) rows of each stripe: about {@code stripeBytes} each, and one per thread if rows allow. */
+    List<int[]> stripes(DatumSource datums) {
+        int count = datums.count();
+        long bySize = (datums.bytes() + stripeBytes - 1) / stripeBytes;
+        long byThreads = Math.min(threads, count / MIN_SPLIT_ROWS);
+        int wanted = (int) Math.max(1, Math.min(count, Math.max(bySize, byThreads)));
+        long share = (datums.bytes() + wanted - 1) / wanted;
+        List<int[]> stripes = new ArrayList<>(wanted);
+        int from = 0;
+        while (from < count) {
+            long bytes = 0;
+            int to = from;
+            while (to < count && (to == from || bytes + datums.length(to) <= share)) {
+                bytes += datums.length(to);
+                to++;
+            }
+            stripes.add(new int[] {from, to});
+            from = to;
+        }
+        return stripes;
+    }
+
+    private OrcFile.WriterOptions options(TypeDescription fileSchema) {
+        int compressionBlock = WriterImpl.getEstimatedBufferSize(stripeBytes, fileSchema.getMaximumId() + 1,
+                COMPRESSION_BLOCK_MAX);
+        return OrcFile.writerOptions(conf).setSchema(fileSchema).compress(codec).version(OrcFile.Version.V_0_12)
+                .rowIndexStride(ROW_INDEX_STRIDE).blockPadding(false).useUTCTimestamp(true)
+                .setProlepticGregorian(true).memory(UNMANAGED).enforceBufferSize().bufferSize(compressionBlock)
+                // a stripe's writer holds it whole: it never cuts a stripe of its own
+                .stripeSize(Long.MAX_VALUE / 4);
+    }
+
+    /** One stripe as a file of its own in memory, of which the stripe is copied into the table's file. */
+    private static final class EncodedStripe {
+        final byte[] bytes;
+        final int offset;
+        final int length;
+        final StripeInformation information;
+        final OrcProto.StripeStatistics statistics;
+
+        EncodedStripe(byte[] bytes, int offset, int length, StripeInformation information,
+                OrcProto.StripeStatistics statistics) {
+            this.bytes = bytes;
+            this.offset = offset;
+            this.length = length;
+            this.information = information;
+            this.statistics = statistics;
+        }
+    }
+
+    private EncodedStripe encode(Schema datumSchema, Schema tableSchema, TypeDescription fileSchema,
+            DatumSource datums, int from, int to) throws IOException {
+        ExposedBytes memory = new ExposedBytes((int) Math.min(Integer.MAX_VALUE - 16, bytesOf(datums, from, to)));
+        OrcFile.WriterOptions options = options(fileSchema);
+        options.physicalWriter(new PhysicalFsWriter(new FSDataOutputStream(memory, null), options, NO_ENCRYPTION));
+        WriterImpl writer = new WriterImpl(null, PATH, options);
+        VectorFiller filler = VectorFiller.compile(datumSchema, tableSchema);
+        VectorizedRowBatch batch = fileSchema.createRowBatch();
+        for (ColumnVector column : batch.cols) {
+            proleptic(column);
+        }
+        DatumCursor cursor = new DatumCursor();
+        for (int i = from; i < to; i++) {
+            cursor.reset(datums.page(i), datums.start(i), datums.length(i));
+            try {
+                filler.fill(cursor, batch, batch.size);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("Record " + i + " of the file is not a valid Avro datum of schema "
+                        + datumSchema.getFullName() + ": " + e.getMessage(), e);
+            }
+            if (++batch.size == batch.getMaxSize()) {
+                writer.addRowBatch(batch);
+                batch.reset();
+            }
+        }
+        if (batch.size > 0) {
+            writer.addRowBatch(batch);
+        }
+        writer.close();
+        List<StripeInformation> written = writer.getStripes();
+        if (written.size() != 1) {
+            throw new IllegalStateException("ORC wrote " + written.size() + " stripes where one was asked for");
+        }
+        StripeInformation stripe = written.get(0);
+        OrcProto.StripeStatistics.Builder statistics = OrcProto.StripeStatistics.newBuilder();
+        for (ColumnStatistics column : writer.getStatistics()) {
+            statistics.addColStats(((ColumnStatisticsImpl) column).serialize());
+        }
+        return new EncodedStripe(memory.buffer(), Math.toIntExact(stripe.getOffset()),
+                Math.toIntExact(stripe.getLength()), stripe, statistics.build());
+    }
+
+    /**
+     * Marks the batch's dates and timestamps as proleptic Gregorian, which Avro's are: the file says so, and ORC
+     * converts from the hybrid Julian calendar values it is not told are proleptic already.
+     */
+    private static void proleptic(ColumnVector column) {
+        if (column instanceof DateColumnVector dates) {
+            dates.setUsingProlepticCalendar(true);
+        } else if (column instanceof TimestampColumnVector timestamps) {
+            timestamps.setUsingProlepticCalendar(true);
+        } else if (column instanceof StructColumnVector struct) {
+            for (ColumnVector field : struct.fields) {
+                proleptic(field);
+            }
+        } else if (column instanceof ListColumnVector list) {
+            proleptic(list.child);
+        } else if (column instanceof MapColumnVector map) {
+            proleptic(map.keys);
+            proleptic(map.values);
+        }
+    }
+
+    private static long bytesOf(DatumSource datums, int from, int to) {
+        long bytes = 0;
+        for (int i = from; i < to; i++) {
+            bytes += datums.length(i);
+        }
+        return bytes;
+    }
+
+    /** The stream ORC writes the table's file to: counted, and flushed but not closed when ORC closes it. */
+    private static final class CountingStream extends FilterOutputStream {
+        private long count;
+
+        CountingStream(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            count += len;
+        }
+
+        @Override
+        public void close() throws IOException {
+            flush();
+        }
+    }
+
+    /** A growing byte array whose buffer is read in place: a stripe is copied once, into the file. */
+    private static final class ExposedBytes extends java.io.ByteArrayOutputStream {
+        ExposedBytes(int initial) {
+            super(Math.max(1024, initial / 2));
+        }
+
+        byte[] buffer() {
+            return buf;
+        }
+    }
+}
