@@ -212,7 +212,8 @@ abstract class MetastoreCompatibility {
         }
         task.commit();
 
-        landParquet();
+        landColumnar("parquet");
+        landColumnar("orc");
 
         List<List<List<String>>> results = queryEngine(stack.metastoreProcess().uri(), work.resolve("reader")).query(
                 "select id, bucket, note from " + DATABASE + ".read_events",
@@ -223,7 +224,9 @@ abstract class MetastoreCompatibility {
                 "select id from " + DATABASE + ".roll_events",
                 "select id from " + DATABASE + ".zombie_events",
                 "select id, bucket, note from " + DATABASE + ".parquet_events",
-                "select " + PARQUET_TYPES_COLUMNS + " from " + DATABASE + ".parquet_types order by id");
+                "select " + COLUMNAR_TYPES_COLUMNS + " from " + DATABASE + ".parquet_types order by id",
+                "select id, bucket, note from " + DATABASE + ".orc_events",
+                "select " + COLUMNAR_TYPES_COLUMNS + " from " + DATABASE + ".orc_types order by id");
         assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b1/note-4", "5/b2/note-5",
                 "6/b0/note-6"), results.get(0).stream().map(r -> r.get(0) + "/" + r.get(1) + "/" + r.get(2))
                 .sorted().toList(), "old rows read through the evolved schema");
@@ -246,13 +249,18 @@ abstract class MetastoreCompatibility {
         assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b1/note-4", "5/b2/note-5",
                 "6/b0/note-6"), results.get(6).stream().map(r -> r.get(0) + "/" + r.get(1) + "/" + r.get(2))
                 .sorted().toList(), "a Parquet table's old files read through its evolved schema");
-        assertEquals(PARQUET_TYPES_EXPECTED, results.get(7), "every type of a Parquet table, value by value");
+        assertEquals(COLUMNAR_TYPES_EXPECTED, results.get(7), "every type of a Parquet table, value by value");
+        assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b1/note-4", "5/b2/note-5",
+                "6/b0/note-6"), results.get(8).stream().map(r -> r.get(0) + "/" + r.get(1) + "/" + r.get(2))
+                .sorted().toList(), "an ORC table's old files read through its evolved schema");
+        assertEquals(COLUMNAR_TYPES_EXPECTED, results.get(9), "every type of an ORC table, value by value");
     }
 
     /**
-     * Every column type a Parquet table can have, with nulls and nested structs. Parquet's own reader checks empty
-     * arrays and null map values ({@code ParallelParquetWriterTest}); Hive 4.0.1 reads an empty array as NULL and a
-     * null int map value as 0 from any Parquet file, so they are not compared here.
+     * Every column type a Parquet or ORC table can have, with nulls and nested structs. Each format's own reader
+     * checks empty arrays and null map values ({@code ParallelParquetWriterTest}, {@code ParallelOrcWriterTest});
+     * Hive 4.0.1 reads an empty array as NULL and a null int map value as 0 from any Parquet file, so they are not
+     * compared here.
      */
     private static final Schema TYPES = SchemaBuilder.struct().name("Types")
             .field("id", Schema.INT64_SCHEMA)
@@ -275,24 +283,24 @@ abstract class MetastoreCompatibility {
                     .field("y", Schema.OPTIONAL_STRING_SCHEMA).optional().build())
             .build();
 
-    private static final String PARQUET_TYPES_COLUMNS = "cast(id as string), bucket, cast(i8 as string), "
+    private static final String COLUMNAR_TYPES_COLUMNS = "cast(id as string), bucket, cast(i8 as string), "
             + "cast(i16 as string), cast(i32 as string), cast(f32 as string), cast(f64 as string), "
             + "if(flag, 'yes', 'no'), s, hex(b), cast(amount as string), cast(d as string), cast(ts as string), "
             + "cast(size(arr) as string), arr[0], arr[1], arr[2], cast(m['k1'] as string), cast(size(m) as string), "
             + "cast(st.x as string), st.y";
 
-    private static final List<List<String>> PARQUET_TYPES_EXPECTED = Arrays.asList(
+    private static final List<List<String>> COLUMNAR_TYPES_EXPECTED = Arrays.asList(
             Arrays.asList("1", "b1", "-8", "-1600", "32", "1.5", "-2.25", "yes", "größe 😀", "00017F80FF",
                     "-12345.67", "2026-11-26", "2026-11-26 12:34:56.789", "3", "a", null, "c", "7", "2", "5", "y"),
             Arrays.asList("2", "b0", "127", "32767", "2147483647", "0.0", "1.0E100", "no", null, "",
                     "0.01", "1969-12-31", null, "3", "x", "y", "z", "9", "1", null, null));
 
-    /** The two Parquet tables the query engine reads: evolved events, and every type. */
-    private void landParquet() {
-        TopicPartition events = new TopicPartition("parquet.events", 0);
-        TopicPartition types = new TopicPartition("parquet.types", 0);
-        CommitRig.Task task = rig.task("parquet-sink", 0, FaultInjector.NONE, expectedFencing,
-                Map.of("format", "parquet"));
+    /** The two tables of a columnar format the query engine reads: evolved events, and every type. */
+    private void landColumnar(String format) {
+        TopicPartition events = new TopicPartition(format + ".events", 0);
+        TopicPartition types = new TopicPartition(format + ".types", 0);
+        CommitRig.Task task = rig.task(format + "-sink", 0, FaultInjector.NONE, expectedFencing,
+                Map.of("format", format));
         task.committer().claim(List.of(events, types));
         add(task, events, 0, 4);
         Struct inner = new Struct(TYPES.field("st").schema()).put("x", 5).put("y", "y");
