@@ -43,8 +43,9 @@ import io.hivesink.stack.hive.HiveSql;
 
 /**
  * The connector deployed through the Connect REST API on a real broker and worker, writing to MiniDFSCluster and a
- * Thrift metastore, checked through HiveServer2 SQL and Avro's own reader; the customers table is Parquet
- * ({@code table.<name>.format}), so one batch lands in two formats.
+ * Thrift metastore, checked through HiveServer2 SQL and Avro's own reader; the customers table is Parquet and the
+ * prospects table (the same records from another topic) ORC ({@code table.<name>.format}), so one batch lands in three
+ * formats.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(StackExtension.class)
@@ -55,6 +56,8 @@ class HiveSinkEndToEndIT {
     private static final String DATABASE = "shop";
     private static final String ORDERS_TABLE = "shop_orders_v1";
     private static final String CUSTOMERS_TABLE = "dim_customers";
+    private static final String PROSPECTS_TOPIC = "prospects";
+    private static final String PROSPECTS_TABLE = "dim_prospects";
     private static final int ORDERS = 3001;
     private static final int CUSTOMERS = 500;
     private static final Duration LANDING_TIMEOUT = Duration.ofMinutes(3);
@@ -72,22 +75,26 @@ class HiveSinkEndToEndIT {
     void landsTwoTopicsInTwoPartitionedTablesThatHiveQueriesExactly() throws Exception {
         stack.connect().kafka().createTopic(ORDERS_TOPIC, 3);
         stack.connect().kafka().createTopic(CUSTOMERS_TOPIC, 2);
+        stack.connect().kafka().createTopic(PROSPECTS_TOPIC, 1);
         SampleData.produce(producer, ORDERS_TOPIC, SampleData.ORDER, 0, ORDERS / 2, SampleData::order);
         SampleData.produce(producer, CUSTOMERS_TOPIC, SampleData.CUSTOMER, 0, CUSTOMERS, SampleData::customer);
+        SampleData.produce(producer, PROSPECTS_TOPIC, SampleData.CUSTOMER, 0, CUSTOMERS, SampleData::customer);
 
         Map<String, String> config = stack.connectorConfig("orders-sink");
-        config.put("topics", ORDERS_TOPIC + "," + CUSTOMERS_TOPIC);
+        config.put("topics", ORDERS_TOPIC + "," + CUSTOMERS_TOPIC + "," + PROSPECTS_TOPIC);
         config.put("tasks.max", "2");
         config.put("hive.database", DATABASE);
-        config.put("hive.table.map", CUSTOMERS_TOPIC + ":" + CUSTOMERS_TABLE);
+        config.put("hive.table.map", CUSTOMERS_TOPIC + ":" + CUSTOMERS_TABLE + "," + PROSPECTS_TOPIC + ":"
+                + PROSPECTS_TABLE);
         config.put("partition.fields", "region");
         config.put("batch.max.records", "1000");
         config.put("avro.codec", "snappy");
-        config.put("table." + CUSTOMERS_TABLE + ".format", "parquet"); // one batch, two formats
+        config.put("table." + CUSTOMERS_TABLE + ".format", "parquet"); // one batch, three formats
+        config.put("table." + PROSPECTS_TABLE + ".format", "orc");
         stack.connect().configureConnector("orders-sink", config);
         // the rest arrives while the connector runs
         SampleData.produce(producer, ORDERS_TOPIC, SampleData.ORDER, ORDERS / 2, ORDERS, SampleData::order);
-        stack.awaitCommittedToEnd("orders-sink", LANDING_TIMEOUT, ORDERS_TOPIC, CUSTOMERS_TOPIC);
+        stack.awaitCommittedToEnd("orders-sink", LANDING_TIMEOUT, ORDERS_TOPIC, CUSTOMERS_TOPIC, PROSPECTS_TOPIC);
 
         HiveSql hive = stack.hive();
         String orders = DATABASE + "." + ORDERS_TABLE;
@@ -127,13 +134,18 @@ class HiveSinkEndToEndIT {
         List<List<String>> rows = hive.query(everyType);
         assertEquals(List.of(expectedRow(7), expectedRow(15)), rows);
 
-        assertEquals(List.of(List.of("42", SampleData.region(42), "Customer 42", "false",
-                SampleData.BASE_DAY.minusDays(42).toString())),
-                hive.query("select id, region, name, vip, cast(since as string) from " + customers
-                        + " where id = 42"));
+        for (String table : List.of(customers, DATABASE + "." + PROSPECTS_TABLE)) {
+            assertEquals(expectedCounts(customersPerRegion),
+                    hive.query("select region, count(*) from " + table + " group by region order by region"));
+            assertEquals(List.of(List.of("42", SampleData.region(42), "Customer 42", "false",
+                    SampleData.BASE_DAY.minusDays(42).toString())),
+                    hive.query("select id, region, name, vip, cast(since as string) from " + table
+                            + " where id = 42"), table);
+        }
 
         assertFilesHoldEveryRecordOnceInOrder(orders, ORDERS);
         assertEquals(List.of(".parquet"), fileExtensions(CUSTOMERS_TABLE), "the customers table is Parquet");
+        assertEquals(List.of(".orc"), fileExtensions(PROSPECTS_TABLE), "the prospects table is ORC");
         assertTheReadmeLedgerQueriesWork(hive, orders);
     }
 
@@ -157,7 +169,7 @@ class HiveSinkEndToEndIT {
         List<List<String>> batches = hive.query("select batch_id, connector_name, task_id, sum(record_count) as "
                 + "records, count(distinct table_name) as tables, min(commit_time) as committed from " + ledger
                 + " group by batch_id, connector_name, task_id");
-        assertEquals(ORDERS + CUSTOMERS, batches.stream().mapToLong(r -> Long.parseLong(r.get(3))).sum(),
+        assertEquals(ORDERS + 2 * CUSTOMERS, batches.stream().mapToLong(r -> Long.parseLong(r.get(3))).sum(),
                 "the ledger's complete batches hold every record once: " + batches);
         assertTrue(batches.stream().allMatch(r -> r.get(1).equals("orders-sink")), batches.toString());
 
