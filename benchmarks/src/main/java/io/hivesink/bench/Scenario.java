@@ -45,6 +45,7 @@ import io.hivesink.format.TableFileWriter;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConfluentFrame;
 import io.hivesink.input.ConnectInput;
+import io.hivesink.orc.ParallelOrcWriter;
 import io.hivesink.parquet.ParallelParquetWriter;
 import io.hivesink.route.TableRouter;
 
@@ -71,7 +72,16 @@ public enum Scenario {
     /** (pc) hive-sink writing Parquet: compiled encoder in the background, then columns encoded in parallel. */
     PARQUET_HIVE_SINK("pc: hive-sink Parquet pipeline"),
     /** (pd) hive-sink writing Parquet from Confluent-framed bytes. */
-    PARQUET_PASSTHROUGH("pd: hive-sink Parquet, passthrough of framed bytes");
+    PARQUET_PASSTHROUGH("pd: hive-sink Parquet, passthrough of framed bytes"),
+    /** (oa) ORC's own writer filled column by column from GenericRecords built from the Structs. */
+    ORC_GENERIC("oa: Struct->GenericRecord->ORC Writer"),
+    /** (oc) hive-sink writing ORC: compiled encoder in the background, then stripes encoded in parallel. */
+    ORC_HIVE_SINK("oc: hive-sink ORC pipeline"),
+    /** (od) hive-sink writing ORC from Confluent-framed bytes. */
+    ORC_PASSTHROUGH("od: hive-sink ORC, passthrough of framed bytes");
+
+    /** ORC's stripe size, as ORC's writer defaults it (64 MiB). */
+    static final long STRIPE_BYTES = 64L << 20;
 
     /** Parquet's row group and page size, as both Parquet writers default them (128 MiB, 1 MiB). */
     static final long ROW_GROUP_BYTES = 128L << 20;
@@ -143,6 +153,11 @@ public enum Scenario {
                     parquetWriter(codec, threads, pool), out);
             case PARQUET_PASSTHROUGH -> hiveSink(framedBuffer(input, threads, pool), input.framedRecords(),
                     parquetWriter(codec, threads, pool), out);
+            case ORC_GENERIC -> OrcFromRecords.write(input, orcCodec(codec), out);
+            case ORC_HIVE_SINK -> hiveSink(structBuffer(threads, pool), input.sinkRecords(),
+                    orcWriter(codec, threads, pool), out);
+            case ORC_PASSTHROUGH -> hiveSink(framedBuffer(input, threads, pool), input.framedRecords(),
+                    orcWriter(codec, threads, pool), out);
             case AVRO_FROM_BYTES -> avroFromBytes(input, codec, out);
             case WRITE_ONLY -> writeOnly(input, codec, threads, pool, out);
         };
@@ -165,6 +180,20 @@ public enum Scenario {
     private static TableFileWriter parquetWriter(String codec, int threads, ExecutorService pool) {
         return new ParallelParquetWriter(pool, threads, parquetCodec(codec), true, ROW_GROUP_BYTES, PAGE_BYTES,
                 Map.of());
+    }
+
+    private static TableFileWriter orcWriter(String codec, int threads, ExecutorService pool) {
+        return new ParallelOrcWriter(pool, threads, orcCodec(codec), STRIPE_BYTES, Map.of());
+    }
+
+    /** The ORC codec of the same family as an Avro codec name. */
+    static String orcCodec(String avroCodec) {
+        return switch (avroCodec) {
+            case "null" -> "none";
+            case "zstandard" -> "zstd";
+            case "deflate" -> "zlib";
+            default -> avroCodec;
+        };
     }
 
     /** The Parquet codec of the same family as an Avro codec name. */

@@ -54,7 +54,7 @@ public final class ScenarioMain {
         }
         Scenario kind = Scenario.valueOf(scenario);
         if (kind == Scenario.PASSTHROUGH || kind == Scenario.AVRO_FROM_BYTES || kind == Scenario.WRITE_ONLY
-                || kind == Scenario.PARQUET_PASSTHROUGH) {
+                || kind == Scenario.PARQUET_PASSTHROUGH || kind == Scenario.ORC_PASSTHROUGH) {
             input = input.withFramedRecords();
         }
         for (int i = 0; i < warmups + iterations; i++) {

@@ -21,7 +21,7 @@ import java.util.Map;
  * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) io.hivesink.bench.WriterBenchmark \
  *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300]
  *     [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
- *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f,pa,pc,pd] [--out docs/benchmark-results.md]
+ *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f,pa,pc,pd,oa,oc,od] [--out docs/benchmark-results.md]
  * </pre>
  */
 public final class WriterBenchmark {
@@ -42,13 +42,17 @@ public final class WriterBenchmark {
                 case PARQUET_AVRO -> "pa";
                 case PARQUET_HIVE_SINK -> "pc@" + threads;
                 case PARQUET_PASSTHROUGH -> "pd@" + threads;
+                case ORC_GENERIC -> "oa";
+                case ORC_HIVE_SINK -> "oc@" + threads;
+                case ORC_PASSTHROUGH -> "od@" + threads;
             };
         }
 
         boolean threaded() {
             return scenario == Scenario.HIVE_SINK || scenario == Scenario.PASSTHROUGH
                     || scenario == Scenario.WRITE_ONLY || scenario == Scenario.PARQUET_HIVE_SINK
-                    || scenario == Scenario.PARQUET_PASSTHROUGH;
+                    || scenario == Scenario.PARQUET_PASSTHROUGH || scenario == Scenario.ORC_HIVE_SINK
+                    || scenario == Scenario.ORC_PASSTHROUGH;
         }
     }
 
@@ -79,12 +83,15 @@ public final class WriterBenchmark {
                         case "b" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_BUFFERED, 1));
                         case "e" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_FROM_BYTES, 1));
                         case "pa" -> specs.add(new Spec(set, records, codec, Scenario.PARQUET_AVRO, 1));
-                        case "c", "d", "f", "pc", "pd" -> {
+                        case "oa" -> specs.add(new Spec(set, records, codec, Scenario.ORC_GENERIC, 1));
+                        case "c", "d", "f", "pc", "pd", "oc", "od" -> {
                             Scenario threaded = switch (scenario.trim()) {
                                 case "c" -> Scenario.HIVE_SINK;
                                 case "d" -> Scenario.PASSTHROUGH;
                                 case "pc" -> Scenario.PARQUET_HIVE_SINK;
                                 case "pd" -> Scenario.PARQUET_PASSTHROUGH;
+                                case "oc" -> Scenario.ORC_HIVE_SINK;
+                                case "od" -> Scenario.ORC_PASSTHROUGH;
                                 default -> Scenario.WRITE_ONLY;
                             };
                             for (int t : threads) {
@@ -92,7 +99,7 @@ public final class WriterBenchmark {
                             }
                         }
                         default -> throw new IllegalArgumentException("unknown scenario " + scenario
-                                + "; give a, b, c, d, e, f, pa, pc or pd");
+                                + "; give a, b, c, d, e, f, pa, pc, pd, oa, oc or od");
                     }
                 }
             }
@@ -124,8 +131,8 @@ public final class WriterBenchmark {
 
         StringBuilder table = new StringBuilder();
         table.append(String.format("%n| data set | codec | writer | median ms | records/s | file MB | vs (a) | vs (b) "
-                + "| vs (e) | vs (pa) |%n"));
-        table.append("|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| vs (e) | vs (pa) | vs (oa) |%n"));
+        table.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Spec spec : specs) {
             String key = spec.key();
             double median = median(millis.get(key));
@@ -133,12 +140,15 @@ public final class WriterBenchmark {
             String b = spec.set() + "/" + spec.codec() + "/b";
             String e = spec.set() + "/" + spec.codec() + "/e";
             String pa = spec.set() + "/" + spec.codec() + "/pa";
-            table.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s | %s | %s |%n",
+            String oa = spec.set() + "/" + spec.codec() + "/oa";
+            table.append(String.format(Locale.ROOT,
+                    "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s | %s | %s | %s |%n",
                     spec.set().name().toLowerCase(Locale.ROOT), spec.codec(), spec.scenario().label
                             + (spec.threaded() ? ", " + spec.threads() + " threads" : ""),
                     median, spec.records() / (median / 1000), sizes.get(key) / 1e6,
                     ratio(millis.get(a), millis.get(key)), ratio(millis.get(b), millis.get(key)),
-                    ratio(millis.get(e), millis.get(key)), ratio(millis.get(pa), millis.get(key))));
+                    ratio(millis.get(e), millis.get(key)), ratio(millis.get(pa), millis.get(key)),
+                    ratio(millis.get(oa), millis.get(key))));
         }
         System.out.print(table);
         System.out.println();

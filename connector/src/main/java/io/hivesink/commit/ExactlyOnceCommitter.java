@@ -185,6 +185,18 @@ public final class ExactlyOnceCommitter {
         return tablesByName;
     }
 
+    /**
+     * The most heap the batch's commit takes beyond the batch: its files are written one after another, so what the
+     * largest file's writer holds ({@link TableFileWriter#writingBytes}).
+     */
+    public long writingBytes(Batch batch) {
+        long most = 0;
+        for (RecordGroup group : batch.groups()) {
+            most = Math.max(most, writers.apply(group.table()).writingBytes(group.datums()));
+        }
+        return most;
+    }
+
     /** Step 1, and the manifest of step 2: every file and the ledger rows staged and synced, then the manifest. */
     private Staged stage(Batch batch, Map<String, HiveTable> tablesByName) {
         long commitTime = clock.getAsLong();

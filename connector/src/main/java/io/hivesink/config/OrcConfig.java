@@ -30,9 +30,10 @@ public record OrcConfig(String codecName, long stripeBytes) {
                         + "zlib (Hive's own default: smaller, slower to write), zstd (smaller and fast, but Hive "
                         + "before 4.0 cannot read it: only for tables read by Hive 4, Spark or Trino), none.",
                 GROUP, ++order, Width.SHORT, "Codec");
-        def.define(ORC_STRIPE_BYTES, Type.LONG, 64L * 1024 * 1024, ConfigDef.Range.between(1024 * 1024, 1L << 31),
+        def.define(ORC_STRIPE_BYTES, Type.LONG, 64L * 1024 * 1024, ConfigDef.Range.between(1024 * 1024, 1L << 30),
                 Importance.LOW,
-                "Size of a stripe, counted as the records' encoded Avro bytes (about their uncompressed size). "
+                "Size of a stripe, counted as the records' encoded Avro bytes (about their uncompressed size), up "
+                        + "to 1 GiB (a stripe is encoded in memory). "
                         + "Stripes are what readers split work by; a table's records in a batch are also cut into "
                         + "one stripe per writer thread when each gets at least 10,000 rows, so that all cores "
                         + "encode the file.",

@@ -28,4 +28,11 @@ public interface TableFileWriter {
      *                default (or null).
      */
     long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException;
+
+    /**
+     * The most heap the writer takes, beyond the datums themselves, while it writes a file of them: what the memory
+     * budget counts for a batch being committed, besides the batch. A columnar writer holds a row group's or stripes'
+     * encoded columns until they are written out; an Avro writer only the blocks it compresses at once.
+     */
+    long writingBytes(DatumSource datums);
 }

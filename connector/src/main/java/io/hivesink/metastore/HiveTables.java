@@ -365,7 +365,7 @@ public final class HiveTables {
                     + "schema in " + AVRO_SCHEMA_LITERAL + ": drop the table, or route the topic to another table.");
         }
         if (!tableFormat.equals(format)) {
-            throw new ConnectException("Table " + qualified + " is a " + tableFormat + " table, and the connector "
+            throw new ConnectException("Table " + qualified + " holds " + tableFormat + " files, and the connector "
                     + "is set to write " + format + " files to it: a table's format is fixed when it is created. "
                     + "Set " + TablesConfig.FORMAT + "=" + tableFormat + " (for this table only: table."
                     + table.getTableName() + "." + TablesConfig.FORMAT + "=" + tableFormat + "), or route the "

@@ -138,7 +138,8 @@ public final class SchemaEvolution {
             }
             if (!widening) {
                 throw new IncompatibleException(describe(path) + " would widen from " + t.getName() + " to "
-                        + r.getName() + ", and a Parquet table's files keep the type they were written with, which "
+                        + r.getName() + ", and a columnar (Parquet or ORC) table's files keep the type they were "
+                        + "written with, which "
                         + "not every reader converts (Spark 3 does not). Land the wider records in a new table, or "
                         + "send " + r.getName() + " values as " + t.getName() + " upstream");
             }

@@ -36,7 +36,7 @@ public final class OrcSchemas {
         }
     }
 
-    static TypeDescription of(Schema record) {
+    public static TypeDescription of(Schema record) {
         TypeDescription struct = TypeDescription.createStruct();
         for (Schema.Field field : record.getFields()) {
             struct.addField(columnName(field.name()), type(field.name(), field.schema()));

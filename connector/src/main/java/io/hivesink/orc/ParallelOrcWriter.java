@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.avro.Schema;
 import org.apache.hadoop.conf.Configuration;
@@ -113,7 +114,9 @@ public final class ParallelOrcWriter implements TableFileWriter {
         this.stripeBytes = stripeBytes;
         this.metadata = Map.copyOf(metadata);
         this.conf = new Configuration(false);
-        OrcConf.DICTIONARY_IMPL.setString(conf, "hash");
+        // ORC's hash dictionary sorts its keys at every stripe's end: slower than its red-black tree (measured: 3.7 s
+        // against 2.4 s for a Wide300 file of 75,000 rows)
+        OrcConf.DICTIONARY_IMPL.setString(conf, "rbtree");
     }
 
     private static CompressionKind codecKind(String name) {
@@ -132,9 +135,22 @@ public final class ParallelOrcWriter implements TableFileWriter {
         return ".orc";
     }
 
+    /**
+     * The stripes being encoded and waiting to be appended, one per thread plus one: each holds its streams and
+     * dictionaries, then its bytes, not more than its datums' bytes.
+     */
+    @Override
+    public long writingBytes(DatumSource datums) {
+        return Math.min(datums.bytes(), (threads + 1L) * stripeBytes);
+    }
+
     @Override
     public long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException {
-        TypeDescription fileSchema = fileSchemas.computeIfAbsent(columns, OrcSchemas::of);
+        TypeDescription fileSchema = fileSchemas.computeIfAbsent(columns, table -> {
+            TypeDescription described = OrcSchemas.of(table);
+            described.getMaximumId(); // assigns the column ids now, not lazily on the threads that share it
+            return described;
+        });
         CountingStream counted = new CountingStream(out);
         OrcFile.WriterOptions options = options(fileSchema);
         options.physicalWriter(new PhysicalFsWriter(new FSDataOutputStream(counted, null), options, NO_ENCRYPTION));
@@ -148,7 +164,7 @@ public final class ParallelOrcWriter implements TableFileWriter {
                     int[] rows = stripes.get(next++);
                     Callable<EncodedStripe> encode = () -> encode(schema, columns, fileSchema, datums, rows[0],
                             rows[1]);
-                    pending.add(stripes.size() == 1 ? runHere(encode) : pool.submit(encode));
+                    pending.add(stripes.size() == 1 ? runHere(encode) : submit(encode));
                 }
                 EncodedStripe stripe = pending.removeFirst().get();
                 file.appendStripe(stripe.bytes, stripe.offset, stripe.length, stripe.information,
@@ -172,6 +188,14 @@ public final class ParallelOrcWriter implements TableFileWriter {
             throw cause instanceof IOException io ? io : new IOException(cause);
         } finally {
             pending.forEach(f -> f.cancel(false)); // after a failure: stripes not started need not start
+        }
+    }
+
+    private Future<EncodedStripe> submit(Callable<EncodedStripe> encode) throws IOException {
+        try {
+            return pool.submit(encode);
+        } catch (RejectedExecutionException e) {
+            throw new IOException("The task's writer threads are shut down (the task is stopping)", e);
         }
     }
 
@@ -330,8 +354,9 @@ public final class ParallelOrcWriter implements TableFileWriter {
 
     /** A growing byte array whose buffer is read in place: a stripe is copied once, into the file. */
     private static final class ExposedBytes extends java.io.ByteArrayOutputStream {
-        ExposedBytes(int initial) {
-            super(Math.max(1024, initial / 2));
+        /** Sized for a stripe of {@code datumBytes}: ORC's compressed columns are a fraction of Avro's bytes. */
+        ExposedBytes(int datumBytes) {
+            super(Math.max(64 * 1024, datumBytes / 4));
         }
 
         byte[] buffer() {

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.avro.Schema;
 import org.apache.hadoop.conf.Configuration;
@@ -95,6 +96,15 @@ public final class ParallelParquetWriter implements TableFileWriter {
         return ".parquet";
     }
 
+    /**
+     * One row group's column chunks, encoded and compressed, with their dictionaries: not more than its datums' bytes
+     * (a column's pages fall back to plain encoding when its dictionary would outgrow a page).
+     */
+    @Override
+    public long writingBytes(DatumSource datums) {
+        return Math.min(datums.bytes(), rowGroupBytes);
+    }
+
     @Override
     public long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException {
         ColumnSlices layout = slices.computeIfAbsent(List.of(schema, columns),
@@ -143,6 +153,8 @@ public final class ParallelParquetWriter implements TableFileWriter {
                 run.pages.flushToFileWriter(writer);
             }
             writer.endBlock();
+        } catch (RejectedExecutionException e) {
+            throw new IOException("The task's writer threads are shut down (the task is stopping)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while encoding a Parquet row group");

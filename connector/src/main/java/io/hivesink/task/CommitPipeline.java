@@ -53,6 +53,8 @@ final class CommitPipeline implements AutoCloseable {
     private Batch held;
     /** The time the held batch took to encode, for its commit's metrics. */
     private long heldEncodeMs;
+    /** What writing the held batch's files takes beyond the batch, counted in the budget while it is held. */
+    private long heldWritingBytes;
     /** Fencing, or a reporter that failed: nothing more is committed. */
     private boolean stopped;
 
@@ -89,6 +91,7 @@ final class CommitPipeline implements AutoCloseable {
         }
         held = batch;
         heldEncodeMs = encodeMs;
+        heldWritingBytes = committer.writingBytes(batch);
         if (lane == null) {
             commit();
         } else {
@@ -202,11 +205,14 @@ final class CommitPipeline implements AutoCloseable {
         return stopped;
     }
 
-    /** What the task's batches hold in the heap: the open one, and a closed one until it is committed or dropped. */
+    /**
+     * What the task's batches hold in the heap: the open one, and a closed one until it is committed or dropped, with
+     * what its files' writer takes while the batch is committed.
+     */
     long heldBytes() {
         long bytes = MemoryBudget.heapBytes(buffer.heldBytes(), buffer.recordCount());
         if (held != null) {
-            bytes += MemoryBudget.heapBytes(held.heldBytes(), held.records());
+            bytes += MemoryBudget.heapBytes(held.heldBytes(), held.records()) + heldWritingBytes;
         }
         return bytes;
     }

@@ -16,8 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * while ({@code MemoryGate}).
  *
  * <p>The budget is the smallest that any running task was configured with ({@code 0}: {@link #DEFAULT_HEAP_FRACTION}
- * of the max heap), so a connector cannot raise the limit others count on. Only batches are counted: Connect's
- * consumers, records in flight to the encoder and the write buffers of a commit come on top (the margin).
+ * of the max heap), so a connector cannot raise the limit others count on. Batches are counted, and what a batch's
+ * commit takes to write its files (a Parquet row group, ORC stripes: {@code TableFileWriter.writingBytes}); Connect's
+ * consumers, records in flight to the encoder and the file system's buffers come on top (the margin).
  */
 public final class MemoryBudget {
 

@@ -255,8 +255,8 @@ class HiveTablesTest {
         assertEquals(3, asParquet.ensureTable("orders", withNote, BY_DAY).avroSchema().getFields().size(),
                 "a Parquet table takes new columns as an Avro one");
         DataException widened = assertThrows(DataException.class, () -> asParquet.ensureTable("orders", V2, BY_DAY));
-        assertTrue(widened.getMessage().contains("qty would widen from int to long, and a Parquet table's files "
-                + "keep the type"), widened.getMessage());
+        assertTrue(widened.getMessage().contains("qty would widen from int to long, and a columnar (Parquet or ORC) "
+                + "table's files keep the type"), widened.getMessage());
         DataException noColumns = assertThrows(DataException.class, () -> asParquet.ensureTable("empty",
                 schema(""), BY_DAY));
         assertTrue(noColumns.getMessage().contains("needs a column besides the partition columns"),
@@ -267,8 +267,38 @@ class HiveTablesTest {
         assertTrue(emptyStruct.getMessage().contains("record without fields"), emptyStruct.getMessage());
         ConnectException asAvro = assertThrows(ConnectException.class,
                 () -> new HiveTables(metastore, "db", "file:/w", DEFAULTS).ensureTable("orders", V1, BY_DAY));
-        assertTrue(asAvro.getMessage().contains("is a parquet table, and the connector is set to write avro files")
+        assertTrue(asAvro.getMessage().contains("holds parquet files, and the connector is set to write avro files")
                 && asAvro.getMessage().contains("table.orders.format=parquet"), asAvro.getMessage());
+    }
+
+    @Test
+    void anOrcTableIsMadeForOrcItsColumnsOnlyGrowAtTheEndAndItsFormatIsFixed() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Function<String, TableConfig> orc = table -> TableConfig.of(Map.of("format", "ORC", "orc.codec", "zlib"),
+                null);
+        HiveTables asOrc = new HiveTables(metastore, "db", "file:/w", orc);
+        asOrc.ensureTable("orders", V1, BY_DAY);
+        Table stored = metastore.tables.get("db.orders");
+        assertEquals("org.apache.hadoop.hive.ql.io.orc.OrcSerde", stored.getSd().getSerdeInfo().getSerializationLib());
+        assertEquals("org.apache.hadoop.hive.ql.io.orc.OrcInputFormat", stored.getSd().getInputFormat());
+        assertEquals("org.apache.hadoop.hive.ql.io.orc.OrcOutputFormat", stored.getSd().getOutputFormat());
+        assertEquals("ZLIB", stored.getParameters().get("orc.compress"));
+
+        // a record with its fields in another order and a new one: the new column comes last, the others stay put
+        Schema reordered = schema("{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null},"
+                + "{\"name\":\"qty\",\"type\":\"int\"},{\"name\":\"id\",\"type\":\"long\"}");
+        assertEquals(List.of("id", "qty", "note"), asOrc.ensureTable("orders", reordered, BY_DAY).avroSchema()
+                .getFields().stream().map(Schema.Field::name).toList());
+        assertEquals(List.of("id", "qty", "note"), metastore.tables.get("db.orders").getSd().getCols().stream()
+                .map(c -> c.getName()).toList());
+
+        DataException widened = assertThrows(DataException.class, () -> asOrc.ensureTable("orders", V2, BY_DAY));
+        assertTrue(widened.getMessage().contains("qty would widen from int to long"), widened.getMessage());
+        ConnectException asParquet = assertThrows(ConnectException.class, () -> new HiveTables(metastore, "db",
+                "file:/w", table -> TableConfig.of(Map.of("format", "parquet"), null)).ensureTable("orders", V1,
+                        BY_DAY));
+        assertTrue(asParquet.getMessage().contains("holds orc files, and the connector is set to write parquet files")
+                && asParquet.getMessage().contains("table.orders.format=orc"), asParquet.getMessage());
     }
 
     @Test

@@ -40,6 +40,8 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.hivesink.commit.TaskFencedException;
 import io.hivesink.metastore.InMemoryMetastore;
@@ -268,6 +270,48 @@ class BatchCycleTest {
         b.stop();
         started.clear();
         assertEquals(0, budget.used(), "stopped tasks hold nothing");
+    }
+
+    /**
+     * A closed batch counts, besides itself, what writing its files takes (a columnar row group or stripes, Avro
+     * blocks in flight), while it is held: here its commit fails, so it stays held.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"avro", "parquet", "orc"})
+    void aHeldBatchCountsWhatWritingItsFilesTakes(String format) throws Exception {
+        AtomicBoolean down = new AtomicBoolean();
+        Metastore flaky = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    if (down.get() && method.getName().equals("alterTableIf")) { // the batch's intent
+                        throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
+                    }
+                    try {
+                        return method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        RecordingContext context = new RecordingContext();
+        Task task = new Task(settings -> flaky, System::currentTimeMillis);
+        task.initialize(context);
+        Map<String, String> overrides = new HashMap<>(SMALL_BUDGET);
+        overrides.put("memory.budget.bytes", "100000");
+        overrides.put("batch.max.records", "6");
+        overrides.put("format", format);
+        task.start(props(0, overrides));
+        started.add(task);
+        task.open(context.assign(P0));
+        down.set(true);
+        assertThrows(RetriableException.class, () -> task.put(kilobyteRecords(P0, 0, 6)));
+        long used = MemoryBudget.ofWorker().used();
+        assertTrue(used > 12_000 && used < 13_000, "6 kB of records, and 6 kB to write them: " + used);
+        down.set(false);
+        task.put(List.of());
+        try (Stream<Path> files = Files.walk(dir.resolve("warehouse").resolve("sink.db").resolve("events"))) {
+            assertEquals(1, files.filter(f -> f.getFileName().toString().endsWith("." + format)).count(),
+                    "committed once the metastore is back");
+        }
+        assertEquals(0, MemoryBudget.ofWorker().used(), "and let go");
     }
 
     @Test

@@ -137,6 +137,12 @@ public final class ParallelContainerWriter implements TableFileWriter, AutoClose
         return ".avro";
     }
 
+    /** The blocks in flight: each holds up to a sync interval of datums, and then their compressed bytes. */
+    @Override
+    public long writingBytes(DatumSource datums) {
+        return Math.min(datums.bytes(), 2L * maxBlocksInFlight * syncInterval);
+    }
+
     /** Writes every field of {@code schema}, the datums' own: Hive's reader resolves them to the table's columns. */
     @Override
     public long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException {
