@@ -73,6 +73,8 @@ public enum Scenario {
     PARQUET_HIVE_SINK("pc: hive-sink Parquet pipeline"),
     /** (pd) hive-sink writing Parquet from Confluent-framed bytes. */
     PARQUET_PASSTHROUGH("pd: hive-sink Parquet, passthrough of framed bytes"),
+    /** (pi) what Iceberg's sink does for Parquet: Struct to Iceberg record, then Iceberg's generic Parquet writer. */
+    PARQUET_ICEBERG("pi: Struct->Iceberg Record->Iceberg Parquet writer"),
     /** (oa) ORC's own writer filled column by column from GenericRecords built from the Structs. */
     ORC_GENERIC("oa: Struct->GenericRecord->ORC Writer"),
     /** (oc) hive-sink writing ORC: compiled encoder in the background, then stripes encoded in parallel. */
@@ -154,6 +156,7 @@ public enum Scenario {
             case PARQUET_PASSTHROUGH -> hiveSink(framedBuffer(input, threads, pool), input.framedRecords(),
                     parquetWriter(codec, threads, pool), out);
             case ORC_GENERIC -> OrcFromRecords.write(input, orcCodec(codec), out);
+            case PARQUET_ICEBERG -> IcebergParquet.write(input, parquetCodec(codec), out);
             case ORC_HIVE_SINK -> hiveSink(structBuffer(threads, pool), input.sinkRecords(),
                     orcWriter(codec, threads, pool), out);
             case ORC_PASSTHROUGH -> hiveSink(framedBuffer(input, threads, pool), input.framedRecords(),

@@ -21,7 +21,7 @@ import java.util.Map;
  * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) io.hivesink.bench.WriterBenchmark \
  *     [--rounds 3] [--warmups 4] [--iterations 3] [--sets STOCKQUOTE,WIDE300]
  *     [--codecs null,snappy,zstandard,deflate] [--threads 1,2,4]
- *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f,pa,pc,pd,oa,oc,od] [--out docs/benchmark-results.md]
+ *     [--records-scale 1.0] [--scenarios a,b,c,d,e,f,pa,pi,pc,pd,oa,oc,od] [--out docs/benchmark-results.md]
  * </pre>
  */
 public final class WriterBenchmark {
@@ -43,6 +43,7 @@ public final class WriterBenchmark {
                 case PARQUET_HIVE_SINK -> "pc@" + threads;
                 case PARQUET_PASSTHROUGH -> "pd@" + threads;
                 case ORC_GENERIC -> "oa";
+                case PARQUET_ICEBERG -> "pi";
                 case ORC_HIVE_SINK -> "oc@" + threads;
                 case ORC_PASSTHROUGH -> "od@" + threads;
             };
@@ -84,6 +85,7 @@ public final class WriterBenchmark {
                         case "e" -> specs.add(new Spec(set, records, codec, Scenario.AVRO_FROM_BYTES, 1));
                         case "pa" -> specs.add(new Spec(set, records, codec, Scenario.PARQUET_AVRO, 1));
                         case "oa" -> specs.add(new Spec(set, records, codec, Scenario.ORC_GENERIC, 1));
+                        case "pi" -> specs.add(new Spec(set, records, codec, Scenario.PARQUET_ICEBERG, 1));
                         case "c", "d", "f", "pc", "pd", "oc", "od" -> {
                             Scenario threaded = switch (scenario.trim()) {
                                 case "c" -> Scenario.HIVE_SINK;
@@ -99,7 +101,7 @@ public final class WriterBenchmark {
                             }
                         }
                         default -> throw new IllegalArgumentException("unknown scenario " + scenario
-                                + "; give a, b, c, d, e, f, pa, pc, pd, oa, oc or od");
+                                + "; give a, b, c, d, e, f, pa, pi, pc, pd, oa, oc or od");
                     }
                 }
             }
@@ -131,8 +133,8 @@ public final class WriterBenchmark {
 
         StringBuilder table = new StringBuilder();
         table.append(String.format("%n| data set | codec | writer | median ms | records/s | file MB | vs (a) | vs (b) "
-                + "| vs (e) | vs (pa) | vs (oa) |%n"));
-        table.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| vs (e) | vs (pa) | vs (pi) | vs (oa) |%n"));
+        table.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Spec spec : specs) {
             String key = spec.key();
             double median = median(millis.get(key));
@@ -141,14 +143,15 @@ public final class WriterBenchmark {
             String e = spec.set() + "/" + spec.codec() + "/e";
             String pa = spec.set() + "/" + spec.codec() + "/pa";
             String oa = spec.set() + "/" + spec.codec() + "/oa";
+            String pi = spec.set() + "/" + spec.codec() + "/pi";
             table.append(String.format(Locale.ROOT,
-                    "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s | %s | %s | %s |%n",
+                    "| %s | %s | %s | %.0f | %,.0f | %.1f | %s | %s | %s | %s | %s | %s |%n",
                     spec.set().name().toLowerCase(Locale.ROOT), spec.codec(), spec.scenario().label
                             + (spec.threaded() ? ", " + spec.threads() + " threads" : ""),
                     median, spec.records() / (median / 1000), sizes.get(key) / 1e6,
                     ratio(millis.get(a), millis.get(key)), ratio(millis.get(b), millis.get(key)),
                     ratio(millis.get(e), millis.get(key)), ratio(millis.get(pa), millis.get(key)),
-                    ratio(millis.get(oa), millis.get(key))));
+                    ratio(millis.get(pi), millis.get(key)), ratio(millis.get(oa), millis.get(key))));
         }
         System.out.print(table);
         System.out.println();
