@@ -52,8 +52,9 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
                         + "connector they belong to; 0: 40% of the worker's max heap (-Xmx). Once it is full, the "
                         + "task holding the most closes its batch early and commits it, and the others pause their "
                         + "partitions until it has room again (logged at INFO). When connectors set different "
-                        + "values, the smallest holds. Connect's consumers and a commit's write buffers come on "
-                        + "top: leave the rest of the heap for them.",
+                        + "values, the smallest holds. While a batch is written, what its files' writer holds (a "
+                        + "Parquet row group, ORC stripes) is counted too. Connect's consumers and the file "
+                        + "system's buffers come on top: leave the rest of the heap for them.",
                 GROUP, ++order, Width.SHORT, "Memory budget");
         def.define(BATCH_PIPELINED, Type.BOOLEAN, true, Validators.bool(), Importance.LOW,
                 "Whether a task takes and encodes its next batch while the previous one is written, staged and "

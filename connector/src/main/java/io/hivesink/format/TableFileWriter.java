@@ -30,9 +30,10 @@ public interface TableFileWriter {
     long write(Schema schema, Schema columns, DatumSource datums, OutputStream out) throws IOException;
 
     /**
-     * The most heap the writer takes, beyond the datums themselves, while it writes a file of them: what the memory
-     * budget counts for a batch being committed, besides the batch. A columnar writer holds a row group's or stripes'
-     * encoded columns until they are written out; an Avro writer only the blocks it compresses at once.
+     * About the heap the writer takes, beyond the datums themselves, while it writes a file of them: what the memory
+     * budget counts for a batch while its files are written, besides the batch. A columnar writer holds a row group's
+     * or stripes' encoded columns until they are written out; an Avro writer only the blocks it compresses at once.
+     * An estimate from the sizes the writer is set to, not a measure.
      */
     long writingBytes(DatumSource datums);
 }

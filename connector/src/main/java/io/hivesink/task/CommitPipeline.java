@@ -53,8 +53,13 @@ final class CommitPipeline implements AutoCloseable {
     private Batch held;
     /** The time the held batch took to encode, for its commit's metrics. */
     private long heldEncodeMs;
-    /** What writing the held batch's files takes beyond the batch, counted in the budget while it is held. */
+    /** What writing the held batch's files takes beyond the batch, counted in the budget while they are written. */
     private long heldWritingBytes;
+    /**
+     * Whether the held batch's commit runs (its files are written): a batch held after a failed commit writes nothing
+     * until it is committed again, so it counts only itself.
+     */
+    private boolean writing;
     /** Fencing, or a reporter that failed: nothing more is committed. */
     private boolean stopped;
 
@@ -89,12 +94,14 @@ final class CommitPipeline implements AutoCloseable {
             log.info("Batch {} skips {} record(s) with a null value (behavior.on.null.values=ignore)", batch.id(),
                     batch.skipped());
         }
+        long writingBytes = committer.writingBytes(batch);
         held = batch;
         heldEncodeMs = encodeMs;
-        heldWritingBytes = committer.writingBytes(batch);
+        heldWritingBytes = writingBytes;
         if (lane == null) {
             commit();
         } else {
+            writing = true;
             memory.holds(heldBytes()); // a batch being committed still holds its memory
             lane.start(() -> committer.commit(batch));
         }
@@ -129,6 +136,7 @@ final class CommitPipeline implements AutoCloseable {
         if (held == null) {
             return;
         }
+        writing = true;
         memory.holds(heldBytes()); // a batch being committed still holds its memory
         try {
             CommitSummary summary = inFlight() ? lane.await() : committer.commit(held);
@@ -152,6 +160,7 @@ final class CommitPipeline implements AutoCloseable {
             memory.commitFailed();
             throw e;
         } finally {
+            writing = false;
             memory.holds(heldBytes());
         }
     }
@@ -207,12 +216,12 @@ final class CommitPipeline implements AutoCloseable {
 
     /**
      * What the task's batches hold in the heap: the open one, and a closed one until it is committed or dropped, with
-     * what its files' writer takes while the batch is committed.
+     * what its files' writer takes while they are written.
      */
     long heldBytes() {
         long bytes = MemoryBudget.heapBytes(buffer.heldBytes(), buffer.recordCount());
         if (held != null) {
-            bytes += MemoryBudget.heapBytes(held.heldBytes(), held.records()) + heldWritingBytes;
+            bytes += MemoryBudget.heapBytes(held.heldBytes(), held.records()) + (writing ? heldWritingBytes : 0);
         }
         return bytes;
     }

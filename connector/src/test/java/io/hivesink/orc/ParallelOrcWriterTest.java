@@ -102,19 +102,22 @@ class ParallelOrcWriterTest {
         assertEquals(1, writer.stripes(few).size(), "too few rows to share");
     }
 
-    /** The memory budget counts the stripes in flight: one per thread plus one, or the whole file if smaller. */
+    /**
+     * The memory budget counts the stripes in flight (one per thread plus one, or the whole file if smaller) at half
+     * their datums' bytes.
+     */
     @Test
-    void writingTakesAtMostAStripePerThreadPlusOne() {
+    void writingCountsHalfAStripePerThreadPlusOne() {
         ParallelOrcWriter writer = new ParallelOrcWriter(POOL, 2, "snappy", 1 << 20, Map.of());
         byte[] datum = new byte[1 << 20];
         EncodedDatums large = new EncodedDatums();
         for (int i = 0; i < 10; i++) {
             large.add(datum, 0, datum.length);
         }
-        assertEquals(3L << 20, writer.writingBytes(large));
+        assertEquals(3L << 19, writer.writingBytes(large));
         EncodedDatums small = new EncodedDatums();
         small.add(datum, 0, 1000);
-        assertEquals(1000, writer.writingBytes(small));
+        assertEquals(500, writer.writingBytes(small));
     }
 
     @Test

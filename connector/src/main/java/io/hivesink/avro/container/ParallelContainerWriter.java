@@ -137,10 +137,13 @@ public final class ParallelContainerWriter implements TableFileWriter, AutoClose
         return ".avro";
     }
 
-    /** The blocks in flight: each holds up to a sync interval of datums, and then their compressed bytes. */
+    /**
+     * The blocks in flight, each up to a sync interval compressed; of datums compressed early, only the copy of the
+     * last block, as the others are written as they are.
+     */
     @Override
     public long writingBytes(DatumSource datums) {
-        return Math.min(datums.bytes(), 2L * maxBlocksInFlight * syncInterval);
+        return Math.min(datums.heldBytes(), (long) maxBlocksInFlight * syncInterval);
     }
 
     /** Writes every field of {@code schema}, the datums' own: Hive's reader resolves them to the table's columns. */
