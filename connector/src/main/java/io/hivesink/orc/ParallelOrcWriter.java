@@ -18,7 +18,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.avro.Schema;
 import org.apache.hadoop.conf.Configuration;
@@ -48,6 +47,7 @@ import io.hivesink.config.OrcCodecs;
 import io.hivesink.format.DatumCursor;
 import io.hivesink.format.DatumSource;
 import io.hivesink.format.TableFileWriter;
+import io.hivesink.format.WriterTasks;
 
 /**
  * Writes a table's ORC files from Avro-encoded datums, stripes encoded in parallel and the rows in the datums'
@@ -165,7 +165,7 @@ public final class ParallelOrcWriter implements TableFileWriter {
                     int[] rows = stripes.get(next++);
                     Callable<EncodedStripe> encode = () -> encode(schema, columns, fileSchema, datums, rows[0],
                             rows[1]);
-                    pending.add(stripes.size() == 1 ? runHere(encode) : submit(encode));
+                    pending.add(stripes.size() == 1 ? runHere(encode) : WriterTasks.submit(pool, encode));
                 }
                 EncodedStripe stripe = pending.removeFirst().get();
                 file.appendStripe(stripe.bytes, stripe.offset, stripe.length, stripe.information,
@@ -179,24 +179,9 @@ public final class ParallelOrcWriter implements TableFileWriter {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while encoding an ORC stripe");
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw cause instanceof IOException io ? io : new IOException(cause);
+            throw WriterTasks.failure(e);
         } finally {
             pending.forEach(f -> f.cancel(false)); // after a failure: stripes not started need not start
-        }
-    }
-
-    private Future<EncodedStripe> submit(Callable<EncodedStripe> encode) throws IOException {
-        try {
-            return pool.submit(encode);
-        } catch (RejectedExecutionException e) {
-            throw new IOException("The task's writer threads are shut down (the task is stopping)", e);
         }
     }
 

@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 
 import org.apache.avro.Schema;
 import org.apache.hadoop.conf.Configuration;
@@ -29,6 +28,7 @@ import io.hivesink.config.ParquetCodecs;
 import io.hivesink.format.DatumCursor;
 import io.hivesink.format.DatumSource;
 import io.hivesink.format.TableFileWriter;
+import io.hivesink.format.WriterTasks;
 
 /**
  * Writes a table's Parquet files from Avro-encoded datums, the columns of each row group encoded in parallel and the
@@ -143,7 +143,8 @@ public final class ParallelParquetWriter implements TableFileWriter {
                 encoded.add(encode(layout.datums(), layout.columns(), layout.runs().get(0), datums, from, to));
             } else {
                 for (MessageType run : layout.runs()) {
-                    futures.add(pool.submit(() -> encode(layout.datums(), layout.columns(), run, datums, from, to)));
+                    futures.add(WriterTasks.submit(pool,
+                            () -> encode(layout.datums(), layout.columns(), run, datums, from, to)));
                 }
                 for (Future<EncodedRun> future : futures) {
                     encoded.add(future.get());
@@ -154,20 +155,11 @@ public final class ParallelParquetWriter implements TableFileWriter {
                 run.pages.flushToFileWriter(writer);
             }
             writer.endBlock();
-        } catch (RejectedExecutionException e) {
-            throw new IOException("The task's writer threads are shut down (the task is stopping)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while encoding a Parquet row group");
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw new IOException(cause);
+            throw WriterTasks.failure(e);
         } finally {
             futures.forEach(f -> f.cancel(false)); // after a failure: runs not started need not start
             encoded.forEach(EncodedRun::close);

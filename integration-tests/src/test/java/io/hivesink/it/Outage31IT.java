@@ -22,7 +22,7 @@ import io.hivesink.stack.spark.SparkSql;
  * {@link OutageIT}'s metastore outage on a stock Hive 3.1.3 metastore on its own Derby schema, where every write of a
  * task's state is made under a metastore lock: the metastore's JVM killed for a minute while tasks write their states
  * under locks (a lock held at the kill stays in its database, and its holder's release fails), with a worker joining
- * during the outage. Counted through Spark with the 3.1.3 client.
+ * during the outage. The tables are ORC here (Avro in {@link OutageIT}), counted through Spark with the 3.1.3 client.
  */
 @OnMetastore(MetastoreRelease.HIVE_3_1)
 class Outage31IT extends OutageIT {
@@ -31,7 +31,7 @@ class Outage31IT extends OutageIT {
     OutageChecks checks() {
         SparkSql spark = new SparkSql(stack.metastore().uri(), MetastoreRelease.HIVE_3_1,
                 Path.of("target", "it-stack", getClass().getSimpleName(), "spark"));
-        return new OutageChecks(stack, DATABASE, sql -> spark.query(sql).get(0));
+        return new OutageChecks(stack, DATABASE, sql -> spark.query(sql).get(0), "orc");
     }
 
     /**

@@ -19,6 +19,8 @@ public final class OutageChecks {
     private final FailoverStack stack;
     private final String database;
     private final Query query;
+    /** The file format of the connector's tables. */
+    private final String format;
 
     /** Counts through the stack's HiveServer2. */
     public OutageChecks(FailoverStack stack, String database) {
@@ -27,9 +29,15 @@ public final class OutageChecks {
 
     /** Counts through {@code query}, a query engine that reads the stack's metastore. */
     public OutageChecks(FailoverStack stack, String database, Query query) {
+        this(stack, database, query, "avro");
+    }
+
+    /** The same, the connector writing tables of {@code format}. */
+    public OutageChecks(FailoverStack stack, String database, Query query, String format) {
         this.stack = stack;
         this.database = database;
         this.query = query;
+        this.format = format;
     }
 
     /** A query engine: the rows of one SQL statement. */
@@ -44,6 +52,7 @@ public final class OutageChecks {
         config.put("topics", topic);
         config.put("tasks.max", "2");
         config.put("batch.max.records", "500");
+        config.put("format", format);
         return config;
     }
 
