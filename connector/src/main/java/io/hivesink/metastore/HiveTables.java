@@ -377,11 +377,35 @@ public final class HiveTables {
                     + " but the connector's partitioner gives " + spec.names() + ". Make them match (partitioner, "
                     + "partition.fields, partition.time.pattern), or route the records to another table.");
         }
+        Schema schema;
         try {
-            return new Schema.Parser().parse(literal);
+            schema = new Schema.Parser().parse(literal);
         } catch (RuntimeException e) {
             throw new ConnectException("Table " + qualified + " has an " + AVRO_SCHEMA_LITERAL + " that is not a "
                     + "valid Avro schema: " + e.getMessage(), e);
+        }
+        if (known == TableFormat.ORC) {
+            checkColumnOrder(qualified, table, schema);
+        }
+        return schema;
+    }
+
+    /**
+     * An ORC table's columns must be its schema's fields, in order: Hive before 4 and Trino read ORC files by
+     * position, and the connector writes every file in the schema's order, so a table whose columns were changed by
+     * hand (reordered, added) would have its readers read the wrong columns.
+     */
+    private static void checkColumnOrder(String qualified, Table table, Schema schema) {
+        List<String> columns = table.getSd().getCols().stream()
+                .map(column -> column.getName().toLowerCase(java.util.Locale.ROOT)).toList();
+        List<String> fields = schema.getFields().stream()
+                .map(field -> field.name().toLowerCase(java.util.Locale.ROOT)).toList();
+        if (!columns.equals(fields)) {
+            throw new ConnectException("Table " + qualified + " has the columns " + columns + ", not " + fields
+                    + " as its " + AVRO_SCHEMA_LITERAL + " says: ORC files are read by position (Hive before 4, "
+                    + "Trino), and the connector writes them in the order of " + AVRO_SCHEMA_LITERAL + ", so a "
+                    + "reader would read the wrong columns. Change the table back (ALTER TABLE ... REPLACE COLUMNS, "
+                    + "in that order), or route the records to another table.");
         }
     }
 

@@ -294,6 +294,14 @@ class HiveTablesTest {
 
         DataException widened = assertThrows(DataException.class, () -> asOrc.ensureTable("orders", V2, BY_DAY));
         assertTrue(widened.getMessage().contains("qty would widen from int to long"), widened.getMessage());
+
+        // columns reordered by hand: positional readers would read the wrong ones, so the table is refused
+        java.util.Collections.reverse(metastore.tables.get("db.orders").getSd().getCols());
+        ConnectException byHand = assertThrows(ConnectException.class,
+                () -> new HiveTables(metastore, "db", "file:/w", orc).ensureTable("orders", V1, BY_DAY));
+        assertTrue(byHand.getMessage().contains("has the columns [note, qty, id], not [id, qty, note]")
+                && byHand.getMessage().contains("read by position"), byHand.getMessage());
+        java.util.Collections.reverse(metastore.tables.get("db.orders").getSd().getCols());
         ConnectException asParquet = assertThrows(ConnectException.class, () -> new HiveTables(metastore, "db",
                 "file:/w", table -> TableConfig.of(Map.of("format", "parquet"), null)).ensureTable("orders", V1,
                         BY_DAY));

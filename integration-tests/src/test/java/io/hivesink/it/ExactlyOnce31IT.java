@@ -3,7 +3,6 @@ package io.hivesink.it;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 
@@ -25,16 +24,6 @@ class ExactlyOnce31IT extends ExactlyOnceIT {
 
     /** A test's connector and topics, checked after the last test. */
     private record Checked(String connector, List<String> topics) {
-    }
-
-    /**
-     * Avro tables only: the three formats cost this class 90 s more (each killed worker's first columnar files),
-     * which the suite's 30 minutes cannot spare; {@code ExactlyOnceIT} runs them on compare-and-set fencing, and
-     * {@code Outage31IT} runs ORC tables on this one.
-     */
-    @Override
-    Map<String, String> formats(List<String> topics) {
-        return Map.of();
     }
 
     @Override

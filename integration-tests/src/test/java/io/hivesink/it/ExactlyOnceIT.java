@@ -43,7 +43,7 @@ import io.hivesink.stack.connect.ConnectWorkerProcess;
  * on their state; then Hive must show every produced record exactly once in three tables fed by two tasks (one Avro,
  * one Parquet, one ORC, so that each batch writes all three formats), and the ledger must count the same records.
  * Here on Hive 4.0.1, which fences by compare-and-set; {@link ExactlyOnce31IT} runs the same on Hive 3.1.3, which
- * fences by locks, with Avro tables ({@link Outage31IT} runs ORC tables on that fencing).
+ * fences by locks.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @ExtendWith(StackExtension.class)
@@ -268,17 +268,10 @@ class ExactlyOnceIT {
         config.put("tasks.max", "2");
         config.put("partition.fields", "region");
         config.put("batch.max.records", "400");
-        config.putAll(formats(topics));
+        // every batch lands in all three formats: the faults meet each writer at each step
+        config.put("table." + topics.get(1).replace('.', '_') + ".format", "parquet");
+        config.put("table." + topics.get(2).replace('.', '_') + ".format", "orc");
         return config;
-    }
-
-    /**
-     * The tables' formats: here one Avro, one Parquet and one ORC, so that every batch writes all three and the faults
-     * meet each writer at each step.
-     */
-    Map<String, String> formats(List<String> topics) {
-        return Map.of("table." + topics.get(1).replace('.', '_') + ".format", "parquet",
-                "table." + topics.get(2).replace('.', '_') + ".format", "orc");
     }
 
     /** Produces the next {@code count} readings of each topic; seq numbers each topic's records from 0. */
