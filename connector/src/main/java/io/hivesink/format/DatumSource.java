@@ -19,6 +19,20 @@ public interface DatumSource {
     /** Encoded bytes of all datums. */
     long bytes();
 
+    /**
+     * The end of the run of datums from {@code from} that holds at most {@code maxBytes} of them, and at least one:
+     * how a writer cuts a file into row groups or stripes.
+     */
+    default int runEnd(int from, long maxBytes) {
+        long bytes = 0;
+        int to = from;
+        while (to < count() && (to == from || bytes + length(to) <= maxBytes)) {
+            bytes += length(to);
+            to++;
+        }
+        return to;
+    }
+
     /** The heap the datums take now: their encoded bytes, unless they are compressed already. */
     default long heldBytes() {
         return bytes();

@@ -168,8 +168,8 @@ public final class ParallelOrcWriter implements TableFileWriter {
                     pending.add(stripes.size() == 1 ? runHere(encode) : WriterTasks.submit(pool, encode));
                 }
                 EncodedStripe stripe = pending.removeFirst().get();
-                file.appendStripe(stripe.bytes, stripe.offset, stripe.length, stripe.information,
-                        stripe.statistics);
+                file.appendStripe(stripe.bytes, Math.toIntExact(stripe.information.getOffset()),
+                        Math.toIntExact(stripe.information.getLength()), stripe.information, stripe.statistics);
             }
             metadata.forEach((key, value) -> file.addUserMetadata(key,
                     ByteBuffer.wrap(value.getBytes(StandardCharsets.UTF_8))));
@@ -199,14 +199,8 @@ public final class ParallelOrcWriter implements TableFileWriter {
         int wanted = (int) Math.max(1, Math.min(count, Math.max(bySize, byThreads)));
         long share = (datums.bytes() + wanted - 1) / wanted;
         List<int[]> stripes = new ArrayList<>(wanted);
-        int from = 0;
-        while (from < count) {
-            long bytes = 0;
-            int to = from;
-            while (to < count && (to == from || bytes + datums.length(to) <= share)) {
-                bytes += datums.length(to);
-                to++;
-            }
+        for (int from = 0; from < count; ) {
+            int to = datums.runEnd(from, share);
             stripes.add(new int[] {from, to});
             from = to;
         }
@@ -223,19 +217,17 @@ public final class ParallelOrcWriter implements TableFileWriter {
                 .stripeSize(Long.MAX_VALUE / 4);
     }
 
-    /** One stripe as a file of its own in memory, of which the stripe is copied into the table's file. */
+    /**
+     * One stripe as a file of its own in memory ({@code bytes}), of which the stripe (where {@code information}
+     * places it) is copied into the table's file.
+     */
     private static final class EncodedStripe {
         final byte[] bytes;
-        final int offset;
-        final int length;
         final StripeInformation information;
         final OrcProto.StripeStatistics statistics;
 
-        EncodedStripe(byte[] bytes, int offset, int length, StripeInformation information,
-                OrcProto.StripeStatistics statistics) {
+        EncodedStripe(byte[] bytes, StripeInformation information, OrcProto.StripeStatistics statistics) {
             this.bytes = bytes;
-            this.offset = offset;
-            this.length = length;
             this.information = information;
             this.statistics = statistics;
         }
@@ -279,8 +271,7 @@ public final class ParallelOrcWriter implements TableFileWriter {
         for (ColumnStatistics column : writer.getStatistics()) {
             statistics.addColStats(((ColumnStatisticsImpl) column).serialize());
         }
-        return new EncodedStripe(memory.buffer(), Math.toIntExact(stripe.getOffset()),
-                Math.toIntExact(stripe.getLength()), stripe, statistics.build());
+        return new EncodedStripe(memory.buffer(), stripe, statistics.build());
     }
 
     /**

@@ -116,22 +116,12 @@ public final class ParallelParquetWriter implements TableFileWriter {
         writer.start();
         int count = datums.count();
         for (int from = 0; from < count; ) {
-            int to = rowGroupEnd(datums, from);
+            int to = datums.runEnd(from, rowGroupBytes);
             writeRowGroup(writer, layout, datums, from, to);
             from = to;
         }
         writer.end(metadata);
         return file.written();
-    }
-
-    private int rowGroupEnd(DatumSource datums, int from) {
-        long bytes = 0;
-        int to = from;
-        while (to < datums.count() && (to == from || bytes + datums.length(to) <= rowGroupBytes)) {
-            bytes += datums.length(to);
-            to++;
-        }
-        return to;
     }
 
     private void writeRowGroup(ParquetFileWriter writer, ColumnSlices layout, DatumSource datums, int from, int to)
