@@ -79,8 +79,10 @@ public final class HiveTables {
     }
 
     /**
-     * Reads the cached tables among {@code names} again, in one call, and forgets those whose schema changed since
-     * (another task evolved it, or a user altered it): their next {@link #ensureTable} checks them again.
+     * Reads the cached tables among {@code names} again, in one call, and forgets those whose schema, columns or file
+     * format changed since (another task evolved it, or a user altered it): their next {@link #ensureTable} checks
+     * them again, so that a table altered by hand into one the connector must not write (columns reordered under
+     * ORC's positional readers, another file format) is refused at the next commit, not at the next restart.
      */
     public synchronized void refresh(Collection<String> names) {
         List<String> cached = names.stream().filter(known::containsKey).toList();
@@ -92,12 +94,29 @@ public final class HiveTables {
                     .orElse(table.getTableName());
             HiveTable known = this.known.get(name);
             String literal = avroLiteral(table);
-            if (known != null && (literal == null || !parsesTo(literal, known.avroSchema()))) {
+            if (known != null && (literal == null || !parsesTo(literal, known.avroSchema())
+                    || !sameLayout(table.getSd(), known.storage()))) {
                 this.known.remove(name);
-                log.info("The schema of table {}.{} changed since this task read it (another task evolved it, or "
-                        + "it was altered by hand); it is checked again against the records", database, name);
+                log.info("The schema, columns or file format of table {}.{} changed since this task read it (another "
+                        + "task evolved it, or it was altered by hand); it is checked again against the records",
+                        database, name);
             }
         }
+    }
+
+    /** Whether a table stores its files as it did: the same SerDe and input format, the same columns in order. */
+    private static boolean sameLayout(StorageDescriptor now, StorageDescriptor then) {
+        return serde(now).equals(serde(then)) && String.valueOf(now.getInputFormat())
+                .equals(String.valueOf(then.getInputFormat())) && columnNames(now).equals(columnNames(then));
+    }
+
+    private static String serde(StorageDescriptor sd) {
+        return sd.getSerdeInfo() == null ? "" : String.valueOf(sd.getSerdeInfo().getSerializationLib());
+    }
+
+    private static List<String> columnNames(StorageDescriptor sd) {
+        return sd.getCols() == null ? List.of() : sd.getCols().stream()
+                .map(column -> column.getName().toLowerCase(java.util.Locale.ROOT)).toList();
     }
 
     private static boolean parsesTo(String literal, Schema schema) {
@@ -396,8 +415,7 @@ public final class HiveTables {
      * hand (reordered, added) would have its readers read the wrong columns.
      */
     private static void checkColumnOrder(String qualified, Table table, Schema schema) {
-        List<String> columns = table.getSd().getCols().stream()
-                .map(column -> column.getName().toLowerCase(java.util.Locale.ROOT)).toList();
+        List<String> columns = columnNames(table.getSd());
         List<String> fields = schema.getFields().stream()
                 .map(field -> field.name().toLowerCase(java.util.Locale.ROOT)).toList();
         if (!columns.equals(fields)) {

@@ -310,6 +310,34 @@ class HiveTablesTest {
     }
 
     @Test
+    void aCachedTableAlteredByHandIsCheckedAgainAtTheNextCommitNotTheNextRestart() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables asOrc = new HiveTables(metastore, "db", "file:/w", table -> TableConfig.of(Map.of("format", "orc"),
+                null));
+        asOrc.ensureTable("orders", V1, BY_DAY);
+        Table stored = metastore.tables.get("db.orders");
+
+        // its columns reordered, its avro.schema.literal left alone
+        java.util.Collections.reverse(stored.getSd().getCols());
+        asOrc.refresh(List.of("orders"));
+        ConnectException reordered = assertThrows(ConnectException.class,
+                () -> asOrc.ensureTable("orders", V1, BY_DAY));
+        assertTrue(reordered.getMessage().contains("read by position"), reordered.getMessage());
+        java.util.Collections.reverse(stored.getSd().getCols());
+        asOrc.refresh(List.of("orders"));
+        asOrc.ensureTable("orders", V1, BY_DAY);
+
+        // set to another file format
+        stored.getSd().getSerdeInfo().setSerializationLib(
+                "org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe");
+        stored.getSd().setInputFormat("org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat");
+        asOrc.refresh(List.of("orders"));
+        ConnectException otherFormat = assertThrows(ConnectException.class,
+                () -> asOrc.ensureTable("orders", V1, BY_DAY));
+        assertTrue(otherFormat.getMessage().contains("holds parquet files"), otherFormat.getMessage());
+    }
+
+    @Test
     void aPartitionValueOfAnotherTypeThanTheTablesColumnIsARecordError() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
