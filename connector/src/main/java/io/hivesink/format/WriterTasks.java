@@ -23,6 +23,18 @@ public final class WriterTasks {
     }
 
     /**
+     * Stops the pool for good: running parts are interrupted and queued ones cancelled, so that a writer waiting on
+     * one (a commit that outlived the task's stop) fails instead of waiting for a part that will never run.
+     */
+    public static void shutdown(ExecutorService pool) {
+        for (Runnable queued : pool.shutdownNow()) {
+            if (queued instanceof Future<?> part) {
+                part.cancel(false);
+            }
+        }
+    }
+
+    /**
      * What a part failed with: an unchecked exception or error is thrown as it is (a bad datum names its record),
      * anything else returned as an IOException for the writer to throw.
      */

@@ -94,10 +94,10 @@ final class CommitPipeline implements AutoCloseable {
             log.info("Batch {} skips {} record(s) with a null value (behavior.on.null.values=ignore)", batch.id(),
                     batch.skipped());
         }
-        long writingBytes = committer.writingBytes(batch);
-        held = batch;
+        held = batch; // held before anything else can throw: its records are in no buffer any more
         heldEncodeMs = encodeMs;
-        heldWritingBytes = writingBytes;
+        heldWritingBytes = 0;
+        heldWritingBytes = committer.writingBytes(batch);
         if (lane == null) {
             commit();
         } else {

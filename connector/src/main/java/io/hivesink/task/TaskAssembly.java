@@ -21,6 +21,7 @@ import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.KerberosConfig;
 import io.hivesink.config.MetastoreConfig;
+import io.hivesink.format.WriterTasks;
 import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.fs.StorageUnavailableException;
 import io.hivesink.metastore.Metastore;
@@ -236,7 +237,7 @@ public final class TaskAssembly implements AutoCloseable {
             writers.close();
         }
         if (workers != null) {
-            workers.shutdownNow();
+            WriterTasks.shutdown(workers);
         }
         try {
             fs.close();
