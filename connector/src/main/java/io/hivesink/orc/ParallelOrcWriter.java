@@ -136,13 +136,14 @@ public final class ParallelOrcWriter implements TableFileWriter {
     }
 
     /**
-     * The stripes being encoded and waiting to be appended, one per thread plus one: each holds its streams and
-     * dictionaries, then its bytes, counted as half its datums' bytes (the benchmark's files are 30% of their records'
-     * encoded size).
+     * The stripes being encoded and waiting to be appended, one per thread plus one, counted at 7/4 of their datums'
+     * bytes: while a stripe is encoded, each string column's dictionary holds every distinct value with its tree
+     * nodes and row numbers, beside the other columns' streams. Measured as the least heap that writes 40,000 Wide300
+     * records with 2 threads: 152 MiB more than the Avro writer needs for the same 92 MB of datums (1.65x).
      */
     @Override
     public long writingBytes(DatumSource datums) {
-        return Math.min(datums.bytes(), (threads + 1L) * stripeBytes) / 2;
+        return Math.min(datums.bytes(), (threads + 1L) * stripeBytes) / 4 * 7;
     }
 
     @Override

@@ -97,13 +97,13 @@ public final class ParallelParquetWriter implements TableFileWriter {
     }
 
     /**
-     * One row group's column chunks, encoded and compressed, with their dictionaries: counted as half its datums'
-     * bytes (the benchmark's files are a quarter of their records' encoded size; a column whose dictionary does not
-     * pay is written plain, not larger than its values).
+     * One row group's column chunks, encoded and compressed, with their dictionaries and page buffers: counted at its
+     * datums' bytes. Measured as the least heap that writes 40,000 Wide300 records with 2 threads: 82 MiB more than
+     * the Avro writer needs for the same 92 MB of datums (0.9x).
      */
     @Override
     public long writingBytes(DatumSource datums) {
-        return Math.min(datums.bytes(), rowGroupBytes) / 2;
+        return Math.min(datums.bytes(), rowGroupBytes);
     }
 
     @Override

@@ -103,21 +103,21 @@ class ParallelOrcWriterTest {
     }
 
     /**
-     * The memory budget counts the stripes in flight (one per thread plus one, or the whole file if smaller) at half
-     * their datums' bytes.
+     * The memory budget counts the stripes in flight (one per thread plus one, or the whole file if smaller) at 7/4 of
+     * their datums' bytes, as much as their dictionaries and streams were measured to hold.
      */
     @Test
-    void writingCountsHalfAStripePerThreadPlusOne() {
+    void writingCountsSevenQuartersOfAStripePerThreadPlusOne() {
         ParallelOrcWriter writer = new ParallelOrcWriter(POOL, 2, "snappy", 1 << 20, Map.of());
         byte[] datum = new byte[1 << 20];
         EncodedDatums large = new EncodedDatums();
         for (int i = 0; i < 10; i++) {
             large.add(datum, 0, datum.length);
         }
-        assertEquals(3L << 19, writer.writingBytes(large));
+        assertEquals((3L << 20) / 4 * 7, writer.writingBytes(large));
         EncodedDatums small = new EncodedDatums();
         small.add(datum, 0, 1000);
-        assertEquals(500, writer.writingBytes(small));
+        assertEquals(1750, writer.writingBytes(small));
     }
 
     @Test
