@@ -27,11 +27,12 @@ REQUIRED = ["sink", "dataset", "input", "tasks", "batch_records", "mode",
 
 # Fixed orders make bar positions comparable between runs and panels;
 # anything unknown sorts after the known values instead of failing.
-SINK_ORDER = ["hive-sink", "iceberg"]
+SINK_ORDER = ["hive-sink", "iceberg", "consumer"]
+FORMAT_ORDER = ["avro", "parquet", "-"]
 INPUT_ORDER = ["passthrough", "struct"]
 MODE_ORDER = ["pipelined", "serial", "-"]
 DATASET_ORDER = ["stockquote", "wide300"]
-SINK_COLOUR = {"hive-sink": "#1f77b4", "iceberg": "#ff7f0e"}
+SINK_COLOUR = {"hive-sink": "#1f77b4", "iceberg": "#ff7f0e", "consumer": "#2ca02c"}
 OTHER_COLOUR = "#7f7f7f"
 
 
@@ -83,12 +84,17 @@ def read_rows(path):
 
 
 def sort_key(row):
-    return (rank(SINK_ORDER, row["sink"]), rank(INPUT_ORDER, row["input"]),
+    # a summary written before the format was a column holds Avro runs only
+    return (rank(FORMAT_ORDER, row.get("format") or "avro"),
+            rank(SINK_ORDER, row["sink"]), rank(INPUT_ORDER, row["input"]),
             row["tasks"], row["batch_records"], rank(MODE_ORDER, row["mode"]))
 
 
 def label(row):
-    parts = [f"{row['sink']} {row['input']}",
+    if row["sink"] == "consumer":
+        return "consumer, the ceiling (ConsumerPerformance)"
+    fmt = row.get("format") or "avro"
+    parts = [f"{row['sink']} {fmt} {row['input']}",
              f"{row['tasks']} task{'s' if row['tasks'] != 1 else ''}"]
     if row["sink"] != "iceberg" and row["batch_records"] > 0:
         parts.append(f"batch {short(row['batch_records'])}")

@@ -40,17 +40,20 @@ interface CommitWatch {
         private final String database;
         private final String table;
         private final Map<TopicPartition, Long> ends;
+        private final String extension;
         private final Map<TopicPartition, Long> committed = new HashMap<>();
         private final Set<String> seen = new HashSet<>();
         private boolean ledgerExists;
 
+        /** @param extension the data files' name ending: {@code .avro}, {@code .parquet} */
         HiveSinkLedger(ThriftMetastore metastore, FileSystem fs, String database, String table,
-                Map<TopicPartition, Long> ends) {
+                Map<TopicPartition, Long> ends, String extension) {
             this.metastore = metastore;
             this.fs = fs;
             this.database = database;
             this.table = table;
             this.ends = ends;
+            this.extension = extension;
         }
 
         @Override
@@ -79,7 +82,7 @@ interface CommitWatch {
         @Override
         public long files() throws IOException {
             Optional<Table> landed = metastore.getTable(database, table);
-            return landed.isEmpty() ? 0 : countFiles(fs, new Path(landed.get().getSd().getLocation()), ".avro");
+            return landed.isEmpty() ? 0 : countFiles(fs, new Path(landed.get().getSd().getLocation()), extension);
         }
     }
 

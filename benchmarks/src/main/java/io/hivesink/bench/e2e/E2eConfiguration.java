@@ -5,11 +5,14 @@ import java.util.Locale;
 
 import io.hivesink.bench.BenchData.DataSet;
 
-/** One configuration of the end-to-end benchmark: which sink, on which records, read how, with how many tasks. */
-record E2eConfiguration(Sink sink, DataSet set, Input input, int tasks, int batchRecords, Mode mode) {
+/**
+ * One configuration of the end-to-end benchmark: which sink, on which records, read how, with how many tasks, into
+ * which file format. The consumer is no sink: Kafka's ConsumerPerformance reading the same topic, the ceiling.
+ */
+record E2eConfiguration(Sink sink, DataSet set, Input input, int tasks, int batchRecords, Mode mode, Format format) {
 
     enum Sink {
-        HIVE_SINK("hive-sink"), ICEBERG("iceberg");
+        HIVE_SINK("hive-sink"), ICEBERG("iceberg"), CONSUMER("consumer");
 
         final String label;
 
@@ -41,9 +44,26 @@ record E2eConfiguration(Sink sink, DataSet set, Input input, int tasks, int batc
         }
     }
 
+    /** The files both sinks write, with the same codec at the same level; none for the consumer. */
+    enum Format {
+        AVRO("avro"), PARQUET("parquet"), NONE("-");
+
+        final String label;
+
+        Format(String label) {
+            this.label = label;
+        }
+    }
+
+    /** The consumer's one configuration on a data set: one consumer reading the framed bytes. */
+    static E2eConfiguration consumer(DataSet set) {
+        return new E2eConfiguration(Sink.CONSUMER, set, Input.PASSTHROUGH, 1, 0, Mode.NONE, Format.NONE);
+    }
+
     /** The order the benchmark lists configurations in, whatever order they ran in. */
     static final Comparator<E2eConfiguration> LISTING = Comparator.comparing(E2eConfiguration::set)
-            .thenComparing(E2eConfiguration::sink).thenComparing(E2eConfiguration::input)
+            .thenComparing(E2eConfiguration::sink).thenComparing(E2eConfiguration::format)
+            .thenComparing(E2eConfiguration::input)
             .thenComparingInt(E2eConfiguration::tasks).thenComparingInt(E2eConfiguration::batchRecords)
             .thenComparing(E2eConfiguration::mode);
 
@@ -53,9 +73,13 @@ record E2eConfiguration(Sink sink, DataSet set, Input input, int tasks, int batc
 
     /** The key the medians are grouped by, and the plot's label. */
     String label() {
+        if (sink == Sink.CONSUMER) {
+            return "consumer " + dataSet() + ", the ceiling (Kafka's ConsumerPerformance)";
+        }
         String batch = sink == Sink.ICEBERG ? "" : ", batch " + (batchRecords >= 1_000_000
                 ? batchRecords / 1_000_000 + "M" : batchRecords / 1_000 + "k");
-        return sink.label + " " + dataSet() + " " + input.label() + ", " + tasks + (tasks == 1 ? " task" : " tasks")
+        return sink.label + " " + dataSet() + " " + format.label + " " + input.label() + ", " + tasks
+                + (tasks == 1 ? " task" : " tasks")
                 + batch + (mode == Mode.NONE ? "" : ", " + mode.label);
     }
 }

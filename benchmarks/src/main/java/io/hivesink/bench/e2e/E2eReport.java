@@ -14,6 +14,7 @@ import java.util.function.ToDoubleFunction;
 
 import io.hivesink.bench.BenchData.DataSet;
 import io.hivesink.bench.WriterBenchmark;
+import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
@@ -32,13 +33,13 @@ final class E2eReport {
     static final String RUN_HEADER = "sink,dataset,input,tasks,batch_records,mode,round,records,seconds,"
             + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s,commit_ms,"
             + "cpu_task_s,cpu_sink_s,cpu_hdfs_s,cpu_jit_s,cpu_gc_s,warm_share,watch_ms,codec,cpu_outside_s,"
-            + "cpu_metastore_s";
+            + "cpu_metastore_s,format";
     /** The columns every runs.csv this benchmark wrote has; later columns may be missing and read as unknown. */
     private static final String FIRST_COLUMNS = RUN_HEADER.substring(0, RUN_HEADER.indexOf(",commit_ms"));
     static final String SUMMARY_HEADER = "sink,dataset,input,tasks,batch_records,mode,rounds,median_records_per_s,"
             + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds,median_close_stall_s,"
             + "median_commit_ms,median_cpu_task_s_per_m,median_cpu_sink_s_per_m,median_cpu_hdfs_s_per_m,"
-            + "median_cpu_jit_s_per_m,median_cpu_gc_s_per_m,median_cpu_rest_s_per_m";
+            + "median_cpu_jit_s_per_m,median_cpu_gc_s_per_m,median_cpu_rest_s_per_m,format";
 
     private final Map<E2eConfiguration, List<Measurement>> byConfiguration = new TreeMap<>(E2eConfiguration.LISTING);
 
@@ -53,13 +54,13 @@ final class E2eReport {
         CpuSplit split = m.cpuSplit();
         return String.format(Locale.ROOT,
                 "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%d,"
-                        + "%s,%.3f,%.3f",
+                        + "%s,%.3f,%.3f,%s",
                 c.sink().label, c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(),
                 m.records(), m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
                 m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(), m.closeStallSeconds(),
                 m.commitMs(), split.task(), split.sink(), split.hdfs(), split.jit(), split.gc(),
                 m.conditions().warmShare(), m.conditions().watchMs(), m.conditions().codec(),
-                m.outside().benchmarkJvmSeconds(), m.outside().metastoreSeconds());
+                m.outside().benchmarkJvmSeconds(), m.outside().metastoreSeconds(), c.format().label);
     }
 
     /** The runs of a {@code runs.csv} this benchmark wrote, to report again without running. */
@@ -76,9 +77,13 @@ final class E2eReport {
             String[] f = line.split(",", -1);
             Sink sink = Arrays.stream(Sink.values()).filter(x -> x.label.equals(f[0])).findFirst().orElseThrow();
             Mode mode = Arrays.stream(Mode.values()).filter(x -> x.label.equals(f[5])).findFirst().orElseThrow();
+            // every run before the format was a column wrote Avro
+            String formatLabel = f.length > 28 ? f[28] : Format.AVRO.label;
+            Format format = Arrays.stream(Format.values()).filter(x -> x.label.equals(formatLabel)).findFirst()
+                    .orElseThrow();
             E2eConfiguration c = new E2eConfiguration(sink, DataSet.valueOf(f[1].toUpperCase(Locale.ROOT)),
                     Input.valueOf(f[2].toUpperCase(Locale.ROOT)), Integer.parseInt(f[3]), Integer.parseInt(f[4]),
-                    mode);
+                    mode, format);
             long records = Long.parseLong(f[7]);
             double seconds = Double.parseDouble(f[8]);
             double cpu = Double.parseDouble(f[11]) * records / 1e6;
@@ -108,7 +113,7 @@ final class E2eReport {
     void writeSummary(Path csv) throws IOException {
         StringBuilder out = new StringBuilder(SUMMARY_HEADER).append('\n');
         byConfiguration.forEach((c, runs) -> out.append(String.format(Locale.ROOT,
-                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f%n",
+                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s%n",
                 c.sink().label, c.dataSet(),
                 c.input().label(),
                 c.tasks(), c.batchRecords(), c.mode().label, runs.size(), median(runs, Measurement::recordsPerSecond),
@@ -118,7 +123,7 @@ final class E2eReport {
                 median(runs, Measurement::commitMs), median(runs, m -> m.perMillion(CpuSplit::task)),
                 median(runs, m -> m.perMillion(CpuSplit::sink)), median(runs, m -> m.perMillion(CpuSplit::hdfs)),
                 median(runs, m -> m.perMillion(CpuSplit::jit)), median(runs, m -> m.perMillion(CpuSplit::gc)),
-                median(runs, m -> m.perMillion(CpuSplit::rest)))));
+                median(runs, m -> m.perMillion(CpuSplit::rest)), c.format().label)));
         Files.writeString(csv, out, StandardCharsets.UTF_8);
     }
 
@@ -135,17 +140,21 @@ final class E2eReport {
         StringBuilder out = new StringBuilder();
         out.append("| configuration | median s | records/s | MB/s | worker CPU s per M records | machine busy "
                 + "| peak heap MB | files | commits | put() stalled at closes | close to commit | vs Iceberg "
-                + "| pipelined vs serial | early vs at close |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| of the ceiling | pipelined vs serial | early vs at close |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         byConfiguration.forEach((c, runs) -> {
+            boolean sink = c.sink() != Sink.CONSUMER;
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.2f | %,.0f | %.1f | %.2f | %.0f%% | %,.0f | %.0f | %.0f | %s | %s | %s | %s | %s |%n",
+                    "| %s | %.2f | %,.0f | %.1f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                     c.label(),
                     median(runs, Measurement::seconds), median(runs, Measurement::recordsPerSecond),
                     median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
-                    100 * median(runs, Measurement::machineBusy),
-                    median(runs, m -> m.peakHeapBytes() / 1048576.0), median(runs, m -> m.files()),
-                    median(runs, m -> m.commits()), stall(runs), commit(runs), ratio(runs, icebergOf(c)),
+                    sink ? String.format(Locale.ROOT, "%.0f%%", 100 * median(runs, Measurement::machineBusy)) : "",
+                    sink ? String.format(Locale.ROOT, "%,.0f", median(runs, m -> m.peakHeapBytes() / 1048576.0))
+                            : "",
+                    sink ? String.format(Locale.ROOT, "%.0f", median(runs, m -> m.files())) : "",
+                    sink ? String.format(Locale.ROOT, "%.0f", median(runs, m -> m.commits())) : "",
+                    stall(runs), commit(runs), ratio(runs, icebergOf(c)), share(runs, consumerOf(c)),
                     ratio(runs, sameBut(c, Mode.SERIAL)), ratio(runs, sameBut(c, Mode.AT_CLOSE))));
         });
         out.append("\nput() stalled at closes: seconds the tasks stood still while their batches closed, summed over "
@@ -153,7 +162,10 @@ final class E2eReport {
         out.append("close to commit: a batch's commit from its close (writing its files, staging, the metastore "
                 + "steps), average over batches (hive-sink's commit-time-ms-avg), median over rounds.\n");
         out.append("Ratios are medians over rounds of (records/s of the row / records/s of the other), both measured "
-                + "in the same round; above 1 is faster.\n");
+                + "in the same round; above 1 is faster. vs Iceberg pairs runs writing the same format.\n");
+        out.append("of the ceiling: the row's records/s as a share of the consumer's (Kafka's ConsumerPerformance "
+                + "reading the same topic, no sink), median over rounds of the same-round shares. The consumer's row "
+                + "gives the CPU of its whole JVM.\n");
         return out.toString();
     }
 
@@ -218,7 +230,12 @@ final class E2eReport {
             return null;
         }
         return byConfiguration.keySet().stream().filter(o -> o.sink() == Sink.ICEBERG && o.set() == c.set()
-                && o.tasks() == c.tasks()).findFirst().orElse(null);
+                && o.tasks() == c.tasks() && o.format() == c.format()).findFirst().orElse(null);
+    }
+
+    private E2eConfiguration consumerOf(E2eConfiguration c) {
+        E2eConfiguration consumer = E2eConfiguration.consumer(c.set());
+        return c.sink() != Sink.CONSUMER && byConfiguration.containsKey(consumer) ? consumer : null;
     }
 
     /** The pipelined configuration's twin in another mode, if it ran. */
@@ -227,7 +244,7 @@ final class E2eReport {
             return null;
         }
         E2eConfiguration other = new E2eConfiguration(c.sink(), c.set(), c.input(), c.tasks(), c.batchRecords(),
-                mode);
+                mode, c.format());
         return byConfiguration.containsKey(other) ? other : null;
     }
 
@@ -238,15 +255,26 @@ final class E2eReport {
 
     /** The median over rounds of this configuration's records/s over the other's, in rounds both completed. */
     private String ratio(List<Measurement> runs, E2eConfiguration other) {
+        double ratio = pairedRatio(runs, other);
+        return Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.2fx", ratio);
+    }
+
+    /** The same paired ratio, as a share of the other configuration's rate. */
+    private String share(List<Measurement> runs, E2eConfiguration other) {
+        double ratio = pairedRatio(runs, other);
+        return Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.0f%%", 100 * ratio);
+    }
+
+    private double pairedRatio(List<Measurement> runs, E2eConfiguration other) {
         if (other == null) {
-            return "";
+            return Double.NaN;
         }
         List<Double> ratios = new ArrayList<>();
         for (Measurement m : runs) {
             byConfiguration.get(other).stream().filter(o -> o.round() == m.round()).findFirst()
                     .ifPresent(o -> ratios.add(m.recordsPerSecond() / o.recordsPerSecond()));
         }
-        return ratios.isEmpty() ? "" : String.format(Locale.ROOT, "%.2fx", WriterBenchmark.median(ratios));
+        return ratios.isEmpty() ? Double.NaN : WriterBenchmark.median(ratios);
     }
 
     private static double median(List<Measurement> runs, ToDoubleFunction<Measurement> metric) {

@@ -13,6 +13,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 
+import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
@@ -99,6 +100,10 @@ final class E2eRun {
     private static final Map<String, String> ICEBERG_CODECS = Map.of("null", "uncompressed", "snappy", "snappy",
             "deflate", "gzip", "zstandard", "zstd");
 
+    /** hive-sink's names for the Parquet codecs of those Avro codecs (Iceberg's are the same for both formats). */
+    private static final Map<String, String> PARQUET_CODECS = Map.of("null", "none", "snappy", "snappy",
+            "deflate", "gzip", "zstandard", "zstd");
+
     /** Refuses a codec both sinks cannot write alike, naming those they can. */
     static String checkedCodec(String codec) {
         if (!ICEBERG_CODECS.containsKey(codec)) {
@@ -118,6 +123,9 @@ final class E2eRun {
      */
     static Measurement run(Settings settings, LoadedTopic topic, LoadedTopic warm, E2eConfiguration configuration,
             int round, int id) throws Exception {
+        if (configuration.sink() == Sink.CONSUMER) {
+            return ConsumerCeiling.run(settings, topic, configuration, round, id);
+        }
         FailoverStack stack = settings.stack();
         String name = String.format(Locale.ROOT, "e2e_%03d", id);
         Map<String, String> workerProps = new HashMap<>(settings.workerProps());
@@ -186,14 +194,15 @@ final class E2eRun {
         if (configuration.sink() == Sink.HIVE_SINK) {
             warehouse = "/warehouse/hive-sink/" + name;
             config = hiveSink(settings, configuration, name, warehouse);
-            watch = new CommitWatch.HiveSinkLedger(metastore, fs, name, topic.topic(), topic.ends());
+            watch = new CommitWatch.HiveSinkLedger(metastore, fs, name, topic.topic(), topic.ends(),
+                    "." + configuration.format().label);
         } else {
             warehouse = "/warehouse/iceberg/" + name;
             metastore.createDatabase(name, settings.stack().hdfsUri() + warehouse);
             try (Admin admin = settings.stack().kafka().createAdminClient()) {
                 admin.createTopics(List.of(new NewTopic("control_" + name, 1, (short) 1))).all().get();
             }
-            config = iceberg(settings, topic, name, warehouse);
+            config = iceberg(settings, configuration, topic, name, warehouse);
             watch = new CommitWatch.IcebergSnapshot(metastore, fs, name, topic.topic(), topic.records());
         }
         config.put("tasks.max", Integer.toString(configuration.tasks()));
@@ -253,9 +262,16 @@ final class E2eRun {
         config.put("batch.pipelined", Boolean.toString(configuration.mode() != Mode.SERIAL));
         config.put("avro.compress.early", Boolean.toString(configuration.mode() != Mode.AT_CLOSE));
         String codec = settings.conditions().codec();
-        config.put("avro.codec", codec);
-        if (CODEC_LEVELS.containsKey(codec)) {
-            config.put("avro.codec.level", CODEC_LEVELS.get(codec).toString());
+        if (configuration.format() == Format.PARQUET) {
+            // row groups, pages and dictionaries at both sinks' defaults (128 MiB, 1 MiB, on); the codecs' levels are
+            // Parquet's own defaults, the levels Iceberg is given below
+            config.put("format", "parquet");
+            config.put("parquet.codec", PARQUET_CODECS.get(codec));
+        } else {
+            config.put("avro.codec", codec);
+            if (CODEC_LEVELS.containsKey(codec)) {
+                config.put("avro.codec.level", CODEC_LEVELS.get(codec).toString());
+            }
         }
         if (configuration.input() == Input.PASSTHROUGH) {
             config.put("input.format", "confluent-avro");
@@ -267,8 +283,8 @@ final class E2eRun {
         return config;
     }
 
-    private static Map<String, String> iceberg(Settings settings, LoadedTopic topic, String name,
-            String warehouse) {
+    private static Map<String, String> iceberg(Settings settings, E2eConfiguration configuration, LoadedTopic topic,
+            String name, String warehouse) {
         Map<String, String> config = new HashMap<>();
         FailoverStack stack = settings.stack();
         config.put("connector.class", "org.apache.iceberg.connect.IcebergSinkConnector");
@@ -280,13 +296,14 @@ final class E2eRun {
         config.put("iceberg.hadoop.fs.defaultFS", stack.hdfsUri());
         config.put("iceberg.control.topic", "control_" + name);
         config.put("iceberg.control.commit.interval-ms", Long.toString(settings.icebergCommitMs()));
-        // the same files as hive-sink writes: Avro, the same codec at the same level
-        config.put("iceberg.tables.auto-create-props.write.format.default", "avro");
+        // the same files as hive-sink writes: the same format, the same codec at the same level
+        String format = configuration.format().label;
+        String props = "iceberg.tables.auto-create-props.write.";
+        config.put(props + "format.default", format);
         String codec = settings.conditions().codec();
-        config.put("iceberg.tables.auto-create-props.write.avro.compression-codec", ICEBERG_CODECS.get(codec));
+        config.put(props + format + ".compression-codec", ICEBERG_CODECS.get(codec));
         if (CODEC_LEVELS.containsKey(codec)) {
-            config.put("iceberg.tables.auto-create-props.write.avro.compression-level",
-                    CODEC_LEVELS.get(codec).toString());
+            config.put(props + format + ".compression-level", CODEC_LEVELS.get(codec).toString());
         }
         structConverter(settings, config);
         return config;

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.Admin;
 
 import io.hivesink.bench.BenchData.DataSet;
 import io.hivesink.bench.WriterBenchmark;
+import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
@@ -55,7 +56,9 @@ public final class EndToEndBenchmark {
                 .map(Integer::parseInt).toList();
         List<Mode> modes = list(options.getOrDefault("modes", "pipelined,serial")).stream()
                 .map(s -> Mode.valueOf(s.toUpperCase(Locale.ROOT))).toList();
-        List<String> sinks = list(options.getOrDefault("sinks", "hive-sink,iceberg"));
+        List<String> sinks = list(options.getOrDefault("sinks", "hive-sink,iceberg,consumer"));
+        List<Format> formats = list(options.getOrDefault("formats", "avro,parquet")).stream()
+                .map(s -> Format.valueOf(s.toUpperCase(Locale.ROOT))).toList();
         int partitions = Integer.parseInt(options.getOrDefault("partitions", "4"));
         Path root = Path.of(options.getOrDefault("project", Files.isDirectory(Path.of("benchmarks")) ? "." : ".."))
                 .toAbsolutePath().normalize();
@@ -73,21 +76,28 @@ public final class EndToEndBenchmark {
 
         List<E2eConfiguration> configurations = new ArrayList<>();
         for (DataSet set : sets) {
-            if (sinks.contains("hive-sink")) {
-                for (Input input : inputs) {
-                    for (int t : tasks) {
-                        for (int batch : batches) {
-                            for (Mode mode : modes) {
-                                configurations.add(new E2eConfiguration(Sink.HIVE_SINK, set, input, t, batch, mode));
+            for (Format format : formats) {
+                if (sinks.contains("hive-sink")) {
+                    for (Input input : inputs) {
+                        for (int t : tasks) {
+                            for (int batch : batches) {
+                                for (Mode mode : modes) {
+                                    configurations.add(new E2eConfiguration(Sink.HIVE_SINK, set, input, t, batch,
+                                            mode, format));
+                                }
                             }
                         }
                     }
                 }
-            }
-            if (sinks.contains("iceberg")) {
-                for (int t : tasks) {
-                    configurations.add(new E2eConfiguration(Sink.ICEBERG, set, Input.STRUCT, t, 0, Mode.NONE));
+                if (sinks.contains("iceberg")) {
+                    for (int t : tasks) {
+                        configurations.add(new E2eConfiguration(Sink.ICEBERG, set, Input.STRUCT, t, 0, Mode.NONE,
+                                format));
+                    }
                 }
+            }
+            if (sinks.contains("consumer")) {
+                configurations.add(E2eConfiguration.consumer(set));
             }
         }
 

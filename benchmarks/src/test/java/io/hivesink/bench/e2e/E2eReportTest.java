@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.hivesink.bench.BenchData.DataSet;
+import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
@@ -24,13 +25,13 @@ import io.hivesink.bench.e2e.ThreadCpu.CpuSplit;
 class E2eReportTest {
 
     private static final E2eConfiguration PIPELINED = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE,
-            Input.STRUCT, 1, 100_000, Mode.PIPELINED);
+            Input.STRUCT, 1, 100_000, Mode.PIPELINED, Format.AVRO);
     private static final E2eConfiguration SERIAL = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE,
-            Input.STRUCT, 1, 100_000, Mode.SERIAL);
+            Input.STRUCT, 1, 100_000, Mode.SERIAL, Format.AVRO);
     private static final E2eConfiguration AT_CLOSE = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE,
-            Input.STRUCT, 1, 100_000, Mode.AT_CLOSE);
+            Input.STRUCT, 1, 100_000, Mode.AT_CLOSE, Format.AVRO);
     private static final E2eConfiguration ICEBERG = new E2eConfiguration(Sink.ICEBERG, DataSet.STOCKQUOTE,
-            Input.STRUCT, 1, 0, Mode.NONE);
+            Input.STRUCT, 1, 0, Mode.NONE, Format.AVRO);
 
     private static final E2eRun.Conditions CONDITIONS = new E2eRun.Conditions(0.3, 100, "zstandard");
 
@@ -86,10 +87,53 @@ class E2eReportTest {
         String pipelinedRow = table.lines().filter(l -> l.startsWith("| " + PIPELINED.label() + " |")).findFirst()
                 .orElseThrow();
         // vs Iceberg: rounds 3.00x and 2.00x; vs serial: 1.20x and 1.00x; vs compressed at close: 1.10x twice
-        assertTrue(pipelinedRow.endsWith("| 500 ms | 2.50x | 1.10x | 1.10x |"), pipelinedRow);
+        assertTrue(pipelinedRow.endsWith("| 500 ms | 2.50x |  | 1.10x | 1.10x |"), pipelinedRow);
         String serialRow = table.lines().filter(l -> l.startsWith("| " + SERIAL.label() + " |")).findFirst()
                 .orElseThrow();
         assertTrue(serialRow.contains("| 2.8 s (20%) |"), "median stall and median share of the run: " + serialRow);
+    }
+
+    @Test
+    void eachSinkIsPairedWithIcebergWritingTheSameFormatAndSetAgainstTheConsumer() {
+        E2eConfiguration parquet = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE, Input.PASSTHROUGH, 1,
+                100_000, Mode.PIPELINED, Format.PARQUET);
+        E2eConfiguration icebergParquet = new E2eConfiguration(Sink.ICEBERG, DataSet.STOCKQUOTE, Input.STRUCT, 1, 0,
+                Mode.NONE, Format.PARQUET);
+        E2eConfiguration consumer = E2eConfiguration.consumer(DataSet.STOCKQUOTE);
+        List<Measurement> withParquet = new java.util.ArrayList<>(runs);
+        withParquet.addAll(List.of(run(parquet, 1, 12, 0.1, 400), run(icebergParquet, 1, 48, Double.NaN, Double.NaN),
+                run(consumer, 1, 6, Double.NaN, Double.NaN), run(parquet, 2, 16, 0.1, 400),
+                run(icebergParquet, 2, 80, Double.NaN, Double.NaN), run(consumer, 2, 10, Double.NaN, Double.NaN)));
+        String table = new E2eReport(withParquet).table();
+
+        // Parquet against Iceberg's Parquet: 4x and 5x; of the consumer: 50% and 62.5%
+        String parquetRow = row(table, parquet);
+        assertTrue(parquetRow.endsWith("| 4.50x | 56% |  |  |"), parquetRow);
+        // Avro still against Iceberg's Avro (3x and 2x), and now also against the consumer: 60% and 50%
+        assertTrue(row(table, PIPELINED).endsWith("| 2.50x | 55% | 1.10x | 1.10x |"), row(table, PIPELINED));
+        assertTrue(row(table, consumer).endsWith("|  |  |  |  |  |  |  |  |  |  |"), "the consumer has no files, "
+                + "commits, heap or ratios of its own: " + row(table, consumer));
+        assertTrue(parquet.label().contains(" parquet passthrough"), parquet.label());
+    }
+
+    @Test
+    void aCsvWrittenBeforeTheFormatWasAColumnReadsAsAvro(@TempDir Path dir) throws IOException {
+        Measurement read = readBack(dir, runs.get(0), "format");
+        assertEquals(PIPELINED, read.configuration());
+    }
+
+    @Test
+    void theConsumersSummaryLineGivesItsRecordsAndSeconds() {
+        ConsumerCeiling.Result result = ConsumerCeiling.Result.parse(List.of("some log line",
+                "2026-11-26 19:30:01:100, 2026-11-26 19:30:05:100, 753.4, 188.35, 1000000, 250000.0000, 3012, 988, "
+                        + "762.3, 1011.1"));
+        assertEquals(1_000_000, result.records());
+        assertEquals(4.0, result.seconds(), 1e-9);
+        assertThrows(IllegalStateException.class, () -> ConsumerCeiling.Result.parse(List.of("WARNING: timeout")));
+    }
+
+    private static String row(String table, E2eConfiguration c) {
+        return table.lines().filter(l -> l.startsWith("| " + c.label() + " |")).findFirst().orElseThrow();
     }
 
     @Test
