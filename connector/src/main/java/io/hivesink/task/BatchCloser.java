@@ -78,7 +78,8 @@ final class BatchCloser {
 
     private void releaseMemoryIfDue() {
         bytesTold = buffer.byteCount();
-        if (memory.shouldRelease(pipeline.heldBytes())) {
+        // an empty open batch gives nothing back: what the task holds is the batch in flight, freed as it commits
+        if (memory.shouldRelease(pipeline.heldBytes()) && !buffer.isEmpty()) {
             String reason = memory.releaseReason();
             log.info("Closing batch early ({} records): {}", buffer.recordCount(), reason);
             close("memory budget", CloseReason.MEMORY);

@@ -324,6 +324,61 @@ class BatchCycleTest {
         assertEquals(0, MemoryBudget.ofWorker().used(), "and let go");
     }
 
+    /**
+     * The budget full while the batch in flight is written: the open batch, empty, is not closed, since closing it
+     * gives nothing back; it would only stall the task until the commit in flight ends and then commit no records.
+     */
+    @Test
+    void aFullBudgetWhileABatchIsInFlightClosesNoEmptyBatch() throws Exception {
+        java.util.concurrent.CountDownLatch atIntent = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
+        AtomicBoolean armed = new AtomicBoolean(); // once the task has started and claimed its partition
+        Metastore slow = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    if (armed.get() && method.getName().equals("alterTableIf") && goOn.getCount() > 0) { // intent
+                        atIntent.countDown();
+                        goOn.await();
+                    }
+                    try {
+                        return method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        RecordingContext context = new RecordingContext();
+        Task task = new Task(settings -> slow, System::currentTimeMillis);
+        task.initialize(context);
+        Map<String, String> overrides = new HashMap<>(SMALL_BUDGET);
+        overrides.put("batch.max.records", "8");
+        overrides.put("batch.pipelined", "true");
+        task.start(props(0, overrides));
+        started.add(task);
+        task.open(context.assign(P0));
+        armed.set(true);
+        java.util.concurrent.ExecutorService connect = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            // the batch closes and is committed on the lane, held at its intent; with nothing else to close, put
+            // returns without waiting for the lane, now and at the next call
+            connect.submit(() -> {
+                task.put(kilobyteRecords(P0, 0, 8));
+                return null;
+            }).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(atIntent.await(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(MemoryBudget.ofWorker().used() > 10_000, "the batch in flight fills the budget: "
+                    + MemoryBudget.ofWorker().used());
+            connect.submit(() -> {
+                task.put(List.of());
+                return null;
+            }).get(5, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            goOn.countDown();
+            connect.shutdown();
+        }
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L), landedIds().stream().sorted().toList());
+        assertEquals(1, metastore.partitionNames("sink", "hive_sink_ledger").size(), "one batch, no empty one");
+    }
+
     @Test
     void aTaskThatCannotCommitNeitherKeepsTheMemoryBudgetFromOthersNorHoldsItForGood() throws Exception {
         AtomicBoolean aDown = new AtomicBoolean(); // task A's metastore goes away once it has claimed P0
