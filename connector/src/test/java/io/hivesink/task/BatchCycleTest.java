@@ -272,6 +272,24 @@ class BatchCycleTest {
         assertEquals(0, budget.used(), "stopped tasks hold nothing");
     }
 
+    /** What a test does before a metastore call, by the call's name: it may wait, or throw. */
+    private interface BeforeCall {
+        void run(String method) throws Exception;
+    }
+
+    /** The test's metastore, with {@code before} run ahead of each call. */
+    private Metastore metastoreWith(BeforeCall before) {
+        return (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(), new Class<?>[] {Metastore.class},
+                (proxy, method, args) -> {
+                    before.run(method.getName());
+                    try {
+                        return method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
     /**
      * While a closed batch's files are written, it counts, besides itself, what its files' writer holds (a columnar
      * row group or stripes, Avro blocks in flight); held after its commit failed, only itself; committed, nothing.
@@ -281,18 +299,12 @@ class BatchCycleTest {
     void aBatchCountsWhatWritingItsFilesTakesWhileTheyAreWritten(String format) throws Exception {
         AtomicBoolean down = new AtomicBoolean();
         AtomicLong usedWhileWriting = new AtomicLong();
-        Metastore flaky = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    if (down.get() && method.getName().equals("alterTableIf")) { // the intent: files are staged
-                        usedWhileWriting.set(MemoryBudget.ofWorker().used());
-                        throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
-                    }
-                    try {
-                        return method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        Metastore flaky = metastoreWith(method -> {
+            if (down.get() && method.equals("alterTableIf")) { // the intent: files are staged
+                usedWhileWriting.set(MemoryBudget.ofWorker().used());
+                throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
+            }
+        });
         RecordingContext context = new RecordingContext();
         Task task = new Task(settings -> flaky, System::currentTimeMillis);
         task.initialize(context);
@@ -333,18 +345,12 @@ class BatchCycleTest {
         java.util.concurrent.CountDownLatch atIntent = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
         AtomicBoolean armed = new AtomicBoolean(); // once the task has started and claimed its partition
-        Metastore slow = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    if (armed.get() && method.getName().equals("alterTableIf") && goOn.getCount() > 0) { // intent
-                        atIntent.countDown();
-                        goOn.await();
-                    }
-                    try {
-                        return method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        Metastore slow = metastoreWith(method -> {
+            if (armed.get() && method.equals("alterTableIf") && goOn.getCount() > 0) { // the intent
+                atIntent.countDown();
+                goOn.await();
+            }
+        });
         RecordingContext context = new RecordingContext();
         Task task = new Task(settings -> slow, System::currentTimeMillis);
         task.initialize(context);
@@ -382,17 +388,11 @@ class BatchCycleTest {
     @Test
     void aTaskThatCannotCommitNeitherKeepsTheMemoryBudgetFromOthersNorHoldsItForGood() throws Exception {
         AtomicBoolean aDown = new AtomicBoolean(); // task A's metastore goes away once it has claimed P0
-        Metastore flakyA = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    if (aDown.get() && method.getName().equals("alterTableIf")) { // its batch's intent
-                        throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
-                    }
-                    try {
-                        return method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        Metastore flakyA = metastoreWith(method -> {
+            if (aDown.get() && method.equals("alterTableIf")) { // its batch's intent
+                throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
+            }
+        });
         AtomicLong nowA = new AtomicLong(System.currentTimeMillis());
         RecordingContext contextA = new RecordingContext();
         Task a = new Task(settings -> flakyA, nowA::get);
@@ -490,17 +490,11 @@ class BatchCycleTest {
     @Test
     void partitionsAssignedWhileTheMetastoreIsDownWaitPausedAndAreClaimedWhenItIsBack() throws IOException {
         AtomicBoolean down = new AtomicBoolean();
-        Metastore flaky = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    if (down.get() && !method.getName().equals("close")) {
-                        throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
-                    }
-                    try {
-                        return method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        Metastore flaky = metastoreWith(method -> {
+            if (down.get() && !method.equals("close")) {
+                throw new MetastoreUnreachableException("Cannot connect to the Hive metastore (down)", null);
+            }
+        });
         AtomicLong now = new AtomicLong(1_000_000);
         RecordingContext context = new RecordingContext();
         Task task = new Task(settings -> flaky, now::get);
