@@ -75,9 +75,10 @@ class MemoryBudgetIT {
      * to it (a commit is not stopped for the budget: the tasks hold back their partitions instead). With Avro tables
      * only, the wide test measured about 110 MiB over the budget; with a Parquet and an ORC table beside, about 222
      * MiB (631 MiB live, while the budget's own count went up to 534 MiB of its 410 MiB as four commits wrote their
-     * files).
+     * files). Fresh-clone runs measured 577 to 664 MiB live: the margin, 256 MiB while the tables were all Avro,
+     * is 320 MiB with columnar tables beside them.
      */
-    static final long MARGIN_BYTES = 256L << 20;
+    static final long MARGIN_BYTES = 320L << 20;
     /**
      * The same, for the heap left after any collection, young ones included, which keep the old generation's garbage
      * until a mixed collection.
