@@ -23,7 +23,11 @@ import org.slf4j.LoggerFactory;
  * <li>at the metastore's offset: nothing to do;</li>
  * <li>behind it by at most {@code readThroughLimit} records (the batch committed at the last close): the records are
  * read and skipped as already taken, and Connect reports the metastore's offset at its next offset commit;</li>
- * <li>further behind (Kafka's offsets expired, or were never reported): the partition is sought forward;</li>
+ * <li>further behind (Kafka's offsets expired, or were never reported): the partition is sought forward, to the
+ * record before the metastore's offset, which is read through: Connect takes the offset sought to as the one Kafka
+ * holds, so sought to the metastore's offset itself, an idle partition would never have it reported, and its group
+ * would lag by the records skipped for good. (Where that record is gone from the log too, the consumer resets to
+ * the log's start; if that is the metastore's offset exactly, the same holds until the partition's next record.)</li>
  * <li>ahead of it (Kafka's offsets were moved, or the metastore's state restored): sought back, since records the
  * metastore does not hold would otherwise be skipped. A gap Kafka leaves in its offsets (a transaction marker,
  * compaction) looks the same and costs one needless seek.</li>
@@ -121,11 +125,12 @@ final class ResumePoints {
                     + "records the metastore does not hold would be skipped, so it is read again from {} (a gap in "
                     + "Kafka's offsets, such as a transaction marker, also does this)", tp, committed, what,
                     position, committed);
-        } else {
-            log.info("Partition {} resumes at offset {} (committed in the metastore), but {} is at offset {}, more "
-                    + "than {} records behind: it is sought forward to {} instead of read through", tp, committed,
-                    what, position, readThroughLimit, committed);
+            return committed;
         }
-        return committed;
+        long soughtTo = committed - 1; // more than readThroughLimit above the position, so at least 0
+        log.info("Partition {} resumes at offset {} (committed in the metastore), but {} is at offset {}, more than {} "
+                + "records behind: it is sought forward to {} and that record read through, so that Kafka's group "
+                + "offset reaches {}", tp, committed, what, position, readThroughLimit, soughtTo, committed);
+        return soughtTo;
     }
 }

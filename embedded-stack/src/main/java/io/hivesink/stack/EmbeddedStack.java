@@ -3,10 +3,12 @@ package io.hivesink.stack;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
@@ -170,13 +172,21 @@ public final class EmbeddedStack implements AutoCloseable {
         Map<TopicPartition, Long> ends = new HashMap<>();
         admin.listOffsets(latest).all().get().forEach((tp, info) -> ends.put(tp, info.offset()));
         String group = "connect-" + connectorName;
-        await("connector " + connectorName + " to commit " + ends, timeout, () -> {
-            Map<TopicPartition, OffsetAndMetadata> committed = unchecked(
-                    () -> admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get());
-            return ends.entrySet().stream().allMatch(e -> e.getValue() == 0
-                    || (committed.get(e.getKey()) != null
-                    && committed.get(e.getKey()).offset() >= e.getValue()));
-        });
+        Map<TopicPartition, Long> lastSeen = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
+        try {
+            await("connector " + connectorName + " to commit " + ends, timeout, () -> {
+                Map<TopicPartition, OffsetAndMetadata> committed = unchecked(
+                        () -> admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get());
+                lastSeen.clear();
+                committed.forEach((tp, offset) -> lastSeen.put(tp, offset.offset()));
+                return ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+                        || (committed.get(e.getKey()) != null
+                        && committed.get(e.getKey()).offset() >= e.getValue()));
+            });
+        } catch (AssertionError e) {
+            // say where it stopped: which partitions lag tells a stuck task from a slow one
+            throw new AssertionError(e.getMessage() + "; committed at the deadline: " + lastSeen, e);
+        }
     }
 
     public static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {

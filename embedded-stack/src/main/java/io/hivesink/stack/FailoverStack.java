@@ -1,6 +1,8 @@
 package io.hivesink.stack;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -191,6 +193,27 @@ public final class FailoverStack implements AutoCloseable {
     public void awaitCommittedToEnd(String connector, Duration timeout, List<String> topics) throws Exception {
         try (Admin admin = kafka.createAdminClient()) {
             EmbeddedStack.awaitCommittedToEnd(admin, connector, timeout, topics);
+        } catch (AssertionError e) {
+            printWorkerTroubles();
+            throw e;
+        }
+    }
+
+    /**
+     * Prints the last warnings and errors of every worker's log: CI keeps the console, not the stack's directory,
+     * and a stuck commit is diagnosed from them.
+     */
+    private void printWorkerTroubles() {
+        try (var logs = Files.find(workDir, 2, (path, attributes) -> path.endsWith("worker.log"))) {
+            for (Path log : logs.sorted().toList()) {
+                List<String> troubles = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+                        .filter(line -> line.contains(" WARN ") || line.contains(" ERROR ")).toList();
+                System.out.println("Last warnings and errors of " + log + ":");
+                troubles.subList(Math.max(0, troubles.size() - 40), troubles.size())
+                        .forEach(line -> System.out.println("  " + line));
+            }
+        } catch (IOException | UncheckedIOException e) {
+            System.out.println("Cannot read the workers' logs: " + e);
         }
     }
 
