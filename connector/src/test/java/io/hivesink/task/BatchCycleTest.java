@@ -196,14 +196,75 @@ class BatchCycleTest {
         b.open(context.assign(P0, P1));
         b.put(records(P0, 0, 2)); // Kafka's offsets expired: the consumer starts over, 6 behind, a batch is 2
         assertEquals(List.of(Map.of(P0, 5L)), context.rewinds, "to the record before the committed offset");
-        b.put(records(P0, 5, 6));
-        assertEquals(Map.of(P0, new OffsetAndMetadata(6)), b.preCommit(Map.of(P0, new OffsetAndMetadata(6))),
-                "reported past the offset sought to, which Connect takes as Kafka's: it commits 6 even if idle");
 
         b.preCommit(Map.of(P1, new OffsetAndMetadata(8))); // ahead, found at the offset commit before P1 closes
         b.close(List.of(P1));
         b.put(List.of());
         assertEquals(1, context.rewinds.size(), "a partition no longer assigned is not sought (it would fail)");
+    }
+
+    @Test
+    void anIdlePartitionSoughtForwardStillHasItsCommittedOffsetReachKafka() throws IOException {
+        Task a = start(0, new RecordingContext(), 2);
+        a.open(List.of(P0));
+        a.put(records(P0, 0, 6));
+        a.close(List.of(P0)); // landed to 6 in the metastore; Kafka was never told (the worker died)
+
+        RecordingContext context = new RecordingContext();
+        ConnectOffsets connect = new ConnectOffsets(context);
+        Task b = start(1, context, 2);
+        b.open(context.assign(P0));
+        connect.assigned(P0, 0);
+        connect.deliver(b, records(P0, 0, 2)); // the group's offset: 6 behind, a batch is 2, so sought forward
+        connect.deliver(b, records(P0, 5, 6)); // from where it was sought to; nothing comes after
+        connect.commit(b);
+        assertEquals(Map.of(P0, 6L), connect.kafka, "Kafka's group offset reaches the metastore's on an idle "
+                + "partition");
+        b.close(List.of(P0));
+        assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L), landedIds(), "the record read through is not landed again");
+    }
+
+    /**
+     * Connect's bookkeeping of a sink task's offsets (WorkerSinkTask): a seek counts as committed, a delivered record
+     * moves the position, and an offset commit that changes nothing is skipped.
+     */
+    private static final class ConnectOffsets {
+        private final RecordingContext context;
+        private final Map<TopicPartition, Long> lastCommitted = new HashMap<>();
+        private final Map<TopicPartition, Long> current = new HashMap<>();
+        /** The group's committed offsets, as Kafka holds them. */
+        final Map<TopicPartition, Long> kafka = new HashMap<>();
+        private int rewindsApplied;
+
+        ConnectOffsets(RecordingContext context) {
+            this.context = context;
+        }
+
+        void assigned(TopicPartition tp, long position) {
+            lastCommitted.put(tp, position);
+            current.put(tp, position);
+        }
+
+        /** Hands the records to the task, then applies its seeks, as the next poll does. */
+        void deliver(Task task, List<SinkRecord> records) {
+            task.put(records);
+            records.forEach(r -> current.put(new TopicPartition(r.topic(), r.kafkaPartition()), r.kafkaOffset() + 1));
+            for (; rewindsApplied < context.rewinds.size(); rewindsApplied++) {
+                lastCommitted.putAll(context.rewinds.get(rewindsApplied));
+                current.putAll(context.rewinds.get(rewindsApplied));
+            }
+        }
+
+        void commit(Task task) {
+            Map<TopicPartition, OffsetAndMetadata> positions = new HashMap<>();
+            current.forEach((tp, offset) -> positions.put(tp, new OffsetAndMetadata(offset)));
+            Map<TopicPartition, Long> committable = new HashMap<>(lastCommitted);
+            task.preCommit(positions).forEach((tp, offset) -> committable.put(tp, offset.offset()));
+            if (!committable.equals(lastCommitted)) {
+                kafka.putAll(committable);
+                lastCommitted.putAll(committable);
+            }
+        }
     }
 
     /** Records of about a kilobyte each, encoded. */
