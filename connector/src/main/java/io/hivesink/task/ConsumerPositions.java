@@ -120,12 +120,14 @@ final class ConsumerPositions {
 
     /**
      * Has Connect read dropped records again from these offsets. Connect takes the offset sought to for Kafka's group
-     * offset: it is sought no further than what Kafka was last told, so that a batch committed since still reaches
-     * Kafka (what lies between is read through and skipped).
+     * offset: where Kafka was last told less (a batch was committed since), the partition is sought to the record
+     * before, which is read through and skipped, so that the offset still reaches Kafka. (Sought to what Kafka was
+     * told, it would read through every record since, which a skipped offset commit can make a long way.)
      */
     void readAgain(Map<TopicPartition, Long> from) {
         Map<TopicPartition, Long> seekTo = new HashMap<>(from);
-        reportedToKafka.forEach((tp, offset) -> seekTo.computeIfPresent(tp, (p, target) -> Math.min(target, offset)));
+        reportedToKafka.forEach((tp, told) -> seekTo.computeIfPresent(tp, (p, target) -> told < target ? target - 1
+                : target));
         seek(seekTo);
     }
 

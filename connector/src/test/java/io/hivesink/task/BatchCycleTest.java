@@ -1000,7 +1000,7 @@ class BatchCycleTest {
     }
 
     @Test
-    void aDroppedBatchIsReadAgainFromNoFurtherThanWhatKafkaWasLastToldSoThatLaterCommitsStillReachIt()
+    void aDroppedBatchIsReadAgainFromTheRecordBeforeItSoThatACommitKafkaWasNotToldStillReachesIt()
             throws IOException {
         RecordingContext context = new RecordingContext();
         Task task = start(0, context, 3);
@@ -1012,9 +1012,9 @@ class BatchCycleTest {
         task.put(records(P1, 0, 1));
         metastore.failNextConditionalWrite = true;
         task.close(List.of(P1)); // the open batch [P0 6, P1 0] fails and is dropped
-        assertEquals(List.of(Map.of(P0, 3L)), context.rewinds,
-                "sought to 3, what Kafka holds, not 6: Connect would take 6 for Kafka's offset and never send it");
-        task.put(records(P0, 3, 8)); // 3 to 5 are committed: skipped
+        assertEquals(List.of(Map.of(P0, 5L)), context.rewinds, "sought to 5, not 6: Connect would take 6 for "
+                + "Kafka's offset and never send it; nor to the 3 Kafka holds, which may be a long way back");
+        task.put(records(P0, 5, 8)); // 5 is committed: skipped
         assertEquals(Map.of(P0, new OffsetAndMetadata(6)), task.preCommit(Map.of(P0, new OffsetAndMetadata(8))));
         task.close(List.of(P0));
         assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L), landedIds(), "once each");

@@ -68,14 +68,14 @@ class ConsumerPositionsTest {
     }
 
     @Test
-    void droppedRecordsAreReadAgainFromNoFurtherThanWhatKafkaWasLastTold() {
+    void droppedRecordsAreReadAgainFromTheRecordBeforeWhereKafkaWasToldLess() {
         assertEquals(Map.of(P0, new OffsetAndMetadata(4), P1, new OffsetAndMetadata(2)),
                 positions.toReport(Map.of(P0, new OffsetAndMetadata(4), P1, new OffsetAndMetadata(9)),
                         Map.of(P0, 6L, P1, 2L)),
                 "no offset ahead of the consumer's position, and none for what the metastore does not hold");
 
         positions.readAgain(Map.of(P0, 6L, P1, 2L));
-        assertEquals(List.of(Map.of(P0, 4L, P1, 2L)), seeks, "P0 no further than the 4 Kafka was told");
+        assertEquals(List.of(Map.of(P0, 5L, P1, 2L)), seeks, "P0 from 5, read through, since Kafka was told 4");
     }
 
     @Test
