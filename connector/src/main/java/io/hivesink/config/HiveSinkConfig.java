@@ -28,6 +28,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     public static final ConfigDef CONFIG_DEF = define();
 
     private final StorageConfig storage;
+    private final S3Config s3;
     private final MetastoreConfig metastore;
     private final KerberosConfig kerberos;
     private final InputConfig input;
@@ -41,6 +42,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     private HiveSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
         storage = StorageConfig.from(this);
+        s3 = S3Config.from(this);
         metastore = MetastoreConfig.from(this);
         kerberos = KerberosConfig.from(this);
         input = InputConfig.from(this);
@@ -85,6 +87,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     private static ConfigDef define() {
         ConfigDef def = new ConfigDef();
         StorageConfig.define(def);
+        S3Config.define(def);
         MetastoreConfig.define(def);
         KerberosConfig.define(def);
         InputConfig.define(def);
@@ -102,6 +105,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         Map<String, String> problems = new LinkedHashMap<>();
         problems.putAll(avro.problems());
         problems.putAll(kerberos.problems());
+        problems.putAll(s3.problems());
         problems.putAll(metastore.problems(kerberos));
         problems.putAll(tables.problems());
         problems.putAll(input.problems(originals()));
@@ -111,6 +115,10 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public StorageConfig storage() {
         return storage;
+    }
+
+    public S3Config s3() {
+        return s3;
     }
 
     public MetastoreConfig metastore() {

@@ -3,12 +3,16 @@ package io.hivesink.fs;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.AccessDeniedException;
 import java.util.Set;
+import java.util.UUID;
 
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.UnknownStoreException;
 import org.apache.hadoop.security.AccessControlException;
 import org.apache.kafka.connect.errors.ConnectException;
 
@@ -48,17 +52,46 @@ public final class StagingArea {
     public void prepare(String who) {
         try {
             fs.mkdirs(root);
+            probeWrite();
         } catch (AccessControlException e) {
             throw new ConnectException("HDFS refused to let the task, running as " + who + ", create its staging "
                     + "directory " + root + ": " + firstLine(e.getMessage()) + ". The task's principal needs write "
                     + "and execute permission on warehouse.dir and staging.dir (and execute on their parents); "
                     + "grant it, or point warehouse.dir at a directory it owns.", e);
+        } catch (UnknownStoreException e) {
+            URI where = fs.makeQualified(root).toUri();
+            throw new ConnectException("The bucket " + where.getHost() + " does not exist, or the S3 endpoint ("
+                    + endpoint() + ") does not serve it: " + firstLine(e.getMessage()) + ". Create the bucket, or "
+                    + "correct fs.url (s3a://<bucket>) and s3.endpoint.", e);
+        } catch (AccessDeniedException e) {
+            URI where = fs.makeQualified(root).toUri();
+            throw new ConnectException("S3 refused the task's requests on bucket " + where.getHost() + ", key prefix "
+                    + where.getPath().substring(1) + "/ (the staging directory): " + firstLine(e.getMessage())
+                    + ". Check s3.access.key and s3.secret.key (or s3.credentials.provider, and the credentials it "
+                    + "finds), and that they may s3:ListBucket and s3:ListBucketMultipartUploads on the bucket and "
+                    + "s3:GetObject, s3:PutObject, s3:DeleteObject and s3:AbortMultipartUpload on the keys under "
+                    + "warehouse.dir and staging.dir (docs/s3.md has the policy).", e);
         } catch (IOException e) {
             // down, restarting, in safe mode: the task waits for it (a refusal of permission is above)
             throw new StorageUnavailableException("Cannot create the staging directory " + root + " as " + who
                     + ": " + firstLine(e.getMessage()) + ". Check fs.url, staging.dir and that HDFS is up and out of "
                     + "safe mode.", e);
         }
+    }
+
+    /**
+     * Writes and removes an empty file in the staging directory: creating a directory that exists checks no right to
+     * write in it, and on an object store creates nothing at all.
+     */
+    private void probeWrite() throws IOException {
+        Path probe = new Path(root, "_probe-" + UUID.randomUUID());
+        fs.create(probe, true).close();
+        fs.delete(probe, false);
+    }
+
+    private String endpoint() {
+        String endpoint = fs.getConf().getTrimmed("fs.s3a.endpoint", "");
+        return endpoint.isEmpty() ? "AWS S3" : endpoint;
     }
 
     private static String firstLine(String text) {

@@ -74,6 +74,7 @@ public final class TaskAssembly implements AutoCloseable {
         TaskRun run = TaskParts.run(props, clock);
         Configuration hadoopConf = HadoopFileSystems.configuration(config.storage().hadoopConfDir(),
                 config.storage().umask());
+        config.s3().applyTo(hadoopConf);
         KerberosConfig kerberos = config.kerberos();
         TaskIdentity identity = kerberos.enabled()
                 ? TaskIdentity.login(kerberos.principal(), kerberos.keytab(), hadoopConf)
@@ -113,6 +114,7 @@ public final class TaskAssembly implements AutoCloseable {
         MemoryGate memory = null;
         TaskMetrics metrics = null;
         try {
+            HadoopFileSystems.refuseObjectStores(fs);
             TaskParts.Storage storage = TaskParts.Storage.on(fs, config.storage(), run);
             MetastoreConfig metastoreConfig = config.metastore();
             StartWait.until("HDFS cannot be written yet", metastoreConfig.startWaitMs(),

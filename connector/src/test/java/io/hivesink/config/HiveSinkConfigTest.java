@@ -221,7 +221,7 @@ class HiveSinkConfigTest {
         assertTrue(config.input().confluentAvro());
         assertEquals(List.of("http://registry-a:8081", "https://registry-b:8081/"), config.input().registryUrls());
         assertEquals("sink:secret", config.input().registryBasicAuth().value());
-        assertFalse(config.values().toString().contains("secret"),
+        assertFalse(config.values().toString().contains("sink:secret"),
                 "the parsed credentials are a Password, hidden wherever the config is printed or logged");
 
         props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");

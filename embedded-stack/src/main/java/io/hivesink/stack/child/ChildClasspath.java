@@ -47,6 +47,11 @@ public final class ChildClasspath {
         return locate(module, null);
     }
 
+    /** S3Proxy, an S3 API server ({@code s3proxy-child}: its one self-contained jar). */
+    public static ChildClasspath s3proxy() {
+        return locate("s3proxy-child", null);
+    }
+
     private static ChildClasspath locate(String module, String requiredClasses) {
         String property = "hivesink." + propertyName(module) + "Dir";
         Path moduleDir = findModuleDir(module, property);
