@@ -210,7 +210,8 @@ public final class ExactlyOnceCommitter {
                 TableFileWriter writer = writers.apply(group.table());
                 String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + writer.extension();
                 files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
-                bytes += staging.write(files.get(files.size() - 1).staged(),
+                Manifest.StagedFile file = files.get(files.size() - 1);
+                bytes += staging.write(file.staged(), file.target(),
                         out -> writer.write(group.layout().avroSchema(),
                                 tablesByName.get(group.table()).avroSchema(), group.datums(), out));
                 if (files.size() == 1) {
@@ -219,8 +220,8 @@ public final class ExactlyOnceCommitter {
             }
             Manifest.StagedFile ledgerFile = stagedFile(batch.id(), ledger.table(), ledger.partitionOf(batch.id()),
                     "ledger-" + batch.id() + ".avro");
-            staging.write(ledgerFile.staged(), out -> ledger.writeRows(batch, run.connector(), run.task(),
-                    commitTime, out));
+            staging.write(ledgerFile.staged(), ledgerFile.target(),
+                    out -> ledger.writeRows(batch, run.connector(), run.task(), commitTime, out));
             faults.reached(FaultPoint.ALL_STAGED);
             Manifest manifest = new Manifest(batch.id(), files, ledgerFile, batch.nextOffsets());
             manifest.write(staging.fileSystem(), manifestPath);

@@ -1,6 +1,5 @@
 package io.hivesink.fs;
 
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -29,12 +28,22 @@ public final class StagingArea {
         long writeTo(OutputStream out) throws IOException;
     }
 
+    /** The name of a batch's manifest in its staging directory. */
+    static final String MANIFEST_NAME = "_manifest.avro";
+
     private final FileSystem fs;
     private final Path root;
+    private final Mover mover;
 
     public StagingArea(FileSystem fs, Path root) {
         this.fs = fs;
         this.root = root;
+        this.mover = completesUploads(fs) ? new MultipartMover(fs) : new RenameMover(fs);
+    }
+
+    /** Whether files are staged as multipart uploads and moved by completing them (S3), not by rename. */
+    public static boolean completesUploads(FileSystem fs) {
+        return "s3a".equals(fs.getScheme());
     }
 
     public FileSystem fileSystem() {
@@ -106,16 +115,19 @@ public final class StagingArea {
     }
 
     public Path manifestPath(String batchId) {
-        return new Path(batchDir(batchId), "_manifest.avro");
+        return new Path(batchDir(batchId), MANIFEST_NAME);
     }
 
     private Path batchDir(String batchId) {
         return new Path(root, batchId);
     }
 
-    /** Writes the file (replacing a leftover of an earlier try) and syncs it to the datanodes' disks. */
-    public long write(Path path, Content content) throws IOException {
-        return writeSynced(fs, path, content);
+    /**
+     * Stages a file bound for {@code target}: written and synced to the datanodes' disks at {@code staged} (replacing
+     * a leftover of an earlier try), or, on S3, uploaded to {@code target} without completing the upload.
+     */
+    public long write(Path staged, Path target, Content content) throws IOException {
+        return mover.write(staged, target, content);
     }
 
     /**
@@ -144,30 +156,18 @@ public final class StagingArea {
     }
 
     /**
-     * Moves a staged file to its final path, whose directory must exist. Repeating a move that happened already
-     * is a no-op, so a batch can be rolled forward by whoever finds it unfinished.
+     * Moves a staged file to its final path, whose directory must exist: renamed, or its upload completed. Repeating
+     * a move that happened already is a no-op, so a batch can be rolled forward by whoever finds it unfinished.
      *
      * @return false if the file was already in place
      */
     public boolean move(Path staged, Path target) throws IOException {
-        try {
-            if (fs.rename(staged, target)) {
-                return true;
-            }
-        } catch (FileNotFoundException e) {
-            // some FileSystems (the local one) throw where HDFS returns false; either way, look at what is there
-        }
-        boolean stagedExists = fs.exists(staged);
-        boolean targetExists = fs.exists(target);
-        if (!stagedExists && targetExists) {
-            return false;
-        }
-        throw new IOException("Cannot move " + staged + " to " + target
-                + (stagedExists ? "" : ": the staged file is gone") + (targetExists ? ": the target exists" : ""));
+        return mover.move(staged, target);
     }
 
     /** Removes what is left of a batch's staging directory. */
     public void discard(String batchId) throws IOException {
+        mover.abandon(batchDir(batchId));
         fs.delete(batchDir(batchId), true);
     }
 
@@ -184,6 +184,9 @@ public final class StagingArea {
         int removed = 0;
         for (FileStatus batch : fs.listStatus(root)) {
             if (!keep.contains(batch.getPath().getName())) {
+                if (batch.isDirectory()) {
+                    mover.abandon(batch.getPath());
+                }
                 fs.delete(batch.getPath(), true);
                 removed++;
             }

@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -85,25 +88,111 @@ class S3StorageIT {
     }
 
     @Test
-    void filesAreStagedMovedAndReadBackThroughTheConnectorsS3Keys() throws IOException {
+    void aStagedFileIsAnUploadNobodySeesUntilItsMoveCompletesItWithoutACopy() throws IOException {
         try (FileSystem fs = open(BUCKET, S3ProxyProcess.SECRET_KEY)) {
-            StagingArea staging = new StagingArea(fs, new org.apache.hadoop.fs.Path("/warehouse/.hive-sink-staging"));
-            staging.prepare("the test");
+            StagingArea staging = staging(fs, "invisible");
+            byte[] content = randomBytes(20 << 20); // three parts of at most 8 MiB
             org.apache.hadoop.fs.Path staged = staging.stagedPath("b1", "events", "region=eu", "f.avro");
-            byte[] content = "hello, s3".getBytes(StandardCharsets.UTF_8);
-            assertEquals(content.length, staging.write(staged, out -> {
+            org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/region=eu/f.avro");
+            assertEquals(content.length, staging.write(staged, target, out -> {
                 out.write(content);
                 return content.length;
             }));
-            org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/region=eu/f.avro");
-            fs.mkdirs(target.getParent());
+            assertFalse(fs.exists(target), "an uncompleted upload is invisible");
+            assertEquals(1, openUploads(fs), "one upload, open");
+
+            Map<String, Long> before = s3.requestsByOperation();
             assertTrue(staging.move(staged, target));
+            Map<String, Long> commit = delta(before, s3.requestsByOperation());
+            System.out.println("S3StorageIT: requests to move a 20 MiB file: " + commit);
+            assertEquals(0, commit.getOrDefault("CopyObject", 0L) + commit.getOrDefault("UploadPartCopy", 0L),
+                    "nothing copied: " + commit);
+            assertEquals(1L, commit.get("CompleteMultipartUpload"), commit.toString());
             try (var in = fs.open(target)) {
-                assertEquals("hello, s3", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                assertTrue(Arrays.equals(content, in.readAllBytes()), "the object is the staged bytes");
             }
-            assertFalse(fs.exists(staged));
+            assertFalse(fs.exists(staged), "its record is removed");
+            assertEquals(0, openUploads(fs));
         }
-        System.out.println("S3StorageIT requests: " + s3.requestsByOperation());
+    }
+
+    @Test
+    void aMoveRepeatedAfterACrashFindsTheUploadCompleted() throws IOException {
+        try (FileSystem fs = open(BUCKET, S3ProxyProcess.SECRET_KEY)) {
+            StagingArea staging = staging(fs, "repeated");
+            byte[] content = randomBytes(100_000);
+            org.apache.hadoop.fs.Path staged = staging.stagedPath("b2", "events", "", "f.avro");
+            org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/f-b2.avro");
+            staging.write(staged, target, out -> {
+                out.write(content);
+                return content.length;
+            });
+            byte[] record;
+            try (var in = fs.open(staged)) {
+                record = in.readAllBytes();
+            }
+            assertTrue(staging.move(staged, target));
+            try (var out = fs.create(staged, true)) {
+                out.write(record); // the run crashed after completing, before removing the record
+            }
+            staging.move(staged, target); // completed again (S3, S3Proxy) or found completed (MinIO): a no-op
+            assertFalse(fs.exists(staged));
+            assertFalse(staging.move(staged, target), "and again, with the record gone");
+            assertEquals(content.length, fs.getFileStatus(target).getLen());
+        }
+    }
+
+    @Test
+    void aBatchGivenUpBeforeItsIntentHasItsUploadsAborted() throws IOException {
+        try (FileSystem fs = open(BUCKET, S3ProxyProcess.SECRET_KEY)) {
+            StagingArea staging = staging(fs, "abandoned");
+            for (String batch : List.of("b3", "b4")) {
+                for (int n = 0; n < 2; n++) {
+                    staging.write(staging.stagedPath(batch, "events", "", "f" + n + ".avro"),
+                            new org.apache.hadoop.fs.Path("/warehouse/events/" + batch + "-" + n + ".avro"), out -> {
+                                out.write(1);
+                                return 1;
+                            });
+                }
+            }
+            assertEquals(4, openUploads(fs));
+            staging.discard("b3");
+            assertEquals(2, openUploads(fs), "b3's uploads aborted");
+            assertEquals(1, staging.discardAllExcept(Set.of()), "b4 is abandoned as well");
+            assertEquals(0, openUploads(fs));
+            assertFalse(fs.exists(new org.apache.hadoop.fs.Path("/warehouse/events/b4-0.avro")));
+        }
+    }
+
+    /** A staging area of its own for each test, whose batches another test's do not meet. */
+    private static StagingArea staging(FileSystem fs, String test) {
+        StagingArea staging = new StagingArea(fs, new org.apache.hadoop.fs.Path("/warehouse/.hive-sink-staging/"
+                + test));
+        staging.prepare("the test");
+        assertTrue(StagingArea.completesUploads(fs));
+        return staging;
+    }
+
+    private static int openUploads(FileSystem fs) {
+        return ((S3AFileSystem) fs).getS3AInternals().getAmazonS3Client("count the open uploads")
+                .listMultipartUploads(b -> b.bucket(BUCKET)).uploads().size();
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] bytes = new byte[n];
+        new Random(n).nextBytes(bytes);
+        return bytes;
+    }
+
+    private static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> delta = new TreeMap<>();
+        after.forEach((operation, count) -> {
+            long d = count - before.getOrDefault(operation, 0L);
+            if (d != 0) {
+                delta.put(operation, d);
+            }
+        });
+        return delta;
     }
 
     @Test

@@ -1,0 +1,26 @@
+package io.hivesink.fs;
+
+import java.io.IOException;
+
+import org.apache.hadoop.fs.Path;
+
+/**
+ * How a staged file comes to be at its target: written somewhere no table reads, then made visible there by a step
+ * that can be repeated (a roll-forward repeats it after a crash). {@link RenameMover} renames (HDFS and any
+ * FileSystem whose rename is atomic); {@link MultipartMover} completes a multipart upload (S3, whose rename copies).
+ */
+interface Mover {
+
+    /** Writes the file's content so that {@link #move} can make it the target; returns the content's bytes. */
+    long write(Path staged, Path target, StagingArea.Content content) throws IOException;
+
+    /**
+     * Makes the staged file the target. Repeating a move that happened already is a no-op.
+     *
+     * @return false if the file was already in place
+     */
+    boolean move(Path staged, Path target) throws IOException;
+
+    /** Gives up what the staged files under {@code dir} hold beyond the files themselves, before they are deleted. */
+    void abandon(Path dir) throws IOException;
+}
