@@ -53,20 +53,6 @@ public final class HadoopFileSystems {
     }
 
     /**
-     * Refuses S3 (s3a://): the commit moves staged files by rename, which S3A makes a copy of every byte and then a
-     * delete, so it is slow, and a crash between the two leaves both. Committing on S3 takes completing multipart
-     * uploads instead, which this build does not do yet.
-     */
-    public static void refuseObjectStores(FileSystem fs) {
-        if ("s3a".equals(fs.getScheme())) {
-            throw new ConnectException("fs.url " + fs.getUri() + " is an S3 bucket, which this build cannot commit "
-                    + "to yet: it moves staged files into their partitions by rename, which S3 does as a copy of "
-                    + "every byte and a delete that a crash can leave half done. Land the tables on HDFS (or a "
-                    + "FileSystem whose rename is atomic) for now.");
-        }
-    }
-
-    /**
      * A FileSystem of its own (not Hadoop's shared cache), so closing it on task stop cannot break another task.
      */
     public static FileSystem open(String fsUrl, Configuration conf) {

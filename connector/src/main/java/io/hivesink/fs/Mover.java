@@ -21,6 +21,10 @@ interface Mover {
      */
     boolean move(Path staged, Path target) throws IOException;
 
-    /** Gives up what the staged files under {@code dir} hold beyond the files themselves, before they are deleted. */
-    void abandon(Path dir) throws IOException;
+    /**
+     * Gives up what the staged files under {@code dir} hold beyond the files themselves, before they are deleted.
+     *
+     * @return false if some of it could not be given up now: keep the files, for the next discard to try again
+     */
+    boolean abandon(Path dir) throws IOException;
 }

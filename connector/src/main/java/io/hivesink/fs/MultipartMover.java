@@ -13,19 +13,26 @@ import org.apache.hadoop.fs.MultipartUploader;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.UploadHandle;
+import org.apache.hadoop.fs.s3a.S3AFileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
 
 /**
  * Stages a file as a multipart upload to its target, left uncompleted, and moves it by completing the upload: on S3
  * an uncompleted upload is invisible, and completing it is one request whatever the file's size, where a rename
  * copies every byte. The staged path holds the {@link UploadRecord} that completes it. Through Hadoop's
- * {@link MultipartUploader}, so that the handles are the FileSystem's own and any store that offers uploads works.
+ * {@link MultipartUploader}, so that the handles are S3A's own.
  *
- * <p>A move is repeatable: an upload completed before (by a run that crashed before removing its record) is
- * recognised by its target, there at the recorded length. A batch given up before its intent has its uploads
- * aborted ({@link #abandon}). What no record covers is an upload a crash cut off between its start and its first
- * record, which holds no part: a bucket lifecycle rule that aborts incomplete uploads after a day removes it.
+ * <p>A move is repeatable: an upload completed before (by a run that crashed before removing its record) completes
+ * again or is recognised by its target, there at the recorded length. A file given up (its batch discarded before
+ * its intent, or staged again by a retry) has every upload of its key aborted, found by listing the uploads of that
+ * exact key: the record names the key before the upload starts, so a crash anywhere in between leaves nothing that
+ * is not found. Targets are unique to their batch, so no other writer's upload shares the key.
  */
 final class MultipartMover implements Mover {
 
@@ -47,12 +54,15 @@ final class MultipartMover implements Mover {
 
     @Override
     public long write(Path staged, Path target, StagingArea.Content content) throws IOException {
+        if (fs.exists(staged)) {
+            abortUploadsOf(target); // staged again (a retry of the batch): what the earlier try uploaded goes
+        }
+        writeRecord(staged, UploadRecord.starting(target));
         try (MultipartUploader uploader = uploader(target)) {
             UploadHandle upload = await(uploader.startUpload(target));
             PartUploadStream out = new PartUploadStream(uploader, upload, target, partBytes);
             long bytes;
             try {
-                writeRecord(staged, UploadRecord.started(target, upload));
                 bytes = content.writeTo(out);
                 out.close();
                 writeRecord(staged, new UploadRecord(target, upload, out.parts(), out.length()));
@@ -83,6 +93,16 @@ final class MultipartMover implements Mover {
             await(uploader.complete(record.upload(), target, record.parts()));
         } catch (IOException e) {
             FileStatus there = statusOrNull(target);
+            if (there == null && e instanceof FileNotFoundException) {
+                throw new StagedUploadLostException("The upload of " + target + " is gone from the store and the "
+                        + "object is not there: something aborted it after its batch's intent was durable (a bucket "
+                        + "lifecycle rule that aborts incomplete uploads, MinIO's stale upload expiry, "
+                        + "fs.s3a.multipart.purge, or a client deleting the directory with "
+                        + "fs.s3a.directory.operations.purge.uploads). The batch's other files may be in its tables "
+                        + "already; its records cannot be completed from the store. Give incomplete uploads longer "
+                        + "than any outage of the connector before they expire; to recover this batch, see "
+                        + "docs/s3.md.", e);
+            }
             if (there == null || there.getLen() != record.length()) {
                 throw e;
             }
@@ -93,22 +113,46 @@ final class MultipartMover implements Mover {
     }
 
     @Override
-    public void abandon(Path dir) throws IOException {
+    public boolean abandon(Path dir) throws IOException {
         if (!fs.exists(dir)) {
-            return;
+            return true;
         }
+        boolean all = true;
         RemoteIterator<LocatedFileStatus> files = fs.listFiles(dir, true);
         while (files.hasNext()) {
             Path staged = files.next().getPath();
             if (staged.getName().equals(StagingArea.MANIFEST_NAME)) {
                 continue;
             }
-            UploadRecord record = readRecord(staged);
-            try (MultipartUploader uploader = uploader(record.target())) {
-                await(uploader.abort(record.upload(), record.target()));
+            try {
+                abortUploadsOf(readRecord(staged).target());
             } catch (FileNotFoundException e) {
-                // aborted before: a repeated discard
+                // removed since the listing: a discard running twice
+            } catch (IOException | RuntimeException e) {
+                all = false; // the others still go; this one is tried again at the next discard
+                log.warn("Could not abort the upload staged at {}; it is tried again at the next recovery: {}",
+                        staged, e.toString());
             }
+        }
+        return all;
+    }
+
+    /** Aborts every upload of the target's key: an upload is listed by its key, and no other writer shares it. */
+    private void abortUploadsOf(Path target) throws IOException {
+        S3AFileSystem s3a = (S3AFileSystem) fs;
+        String key = s3a.pathToKey(fs.makeQualified(target));
+        S3Client client = s3a.getS3AInternals().getAmazonS3Client("abort the uploads of a discarded staged file");
+        try {
+            for (MultipartUpload upload : client.listMultipartUploads(b -> b.bucket(s3a.getBucket()).prefix(key))
+                    .uploads()) {
+                if (upload.key().equals(key)) {
+                    client.abortMultipartUpload(b -> b.bucket(s3a.getBucket()).key(key).uploadId(upload.uploadId()));
+                }
+            }
+        } catch (NoSuchUploadException e) {
+            // aborted meanwhile
+        } catch (SdkException e) {
+            throw new IOException("Cannot abort the uploads of " + target + ": " + e.getMessage(), e);
         }
     }
 

@@ -39,7 +39,7 @@ final class RenameMover implements Mover {
     }
 
     @Override
-    public void abandon(Path dir) {
-        // a staged file is all there is
+    public boolean abandon(Path dir) {
+        return true; // a staged file is all there is
     }
 }

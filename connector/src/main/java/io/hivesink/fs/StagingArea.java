@@ -167,8 +167,9 @@ public final class StagingArea {
 
     /** Removes what is left of a batch's staging directory. */
     public void discard(String batchId) throws IOException {
-        mover.abandon(batchDir(batchId));
-        fs.delete(batchDir(batchId), true);
+        if (mover.abandon(batchDir(batchId))) {
+            fs.delete(batchDir(batchId), true);
+        }
     }
 
     /**
@@ -184,8 +185,8 @@ public final class StagingArea {
         int removed = 0;
         for (FileStatus batch : fs.listStatus(root)) {
             if (!keep.contains(batch.getPath().getName())) {
-                if (batch.isDirectory()) {
-                    mover.abandon(batch.getPath());
+                if (batch.isDirectory() && !mover.abandon(batch.getPath())) {
+                    continue; // kept for the next recovery, which aborts what could not be aborted now
                 }
                 fs.delete(batch.getPath(), true);
                 removed++;

@@ -16,23 +16,29 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.UploadHandle;
 
 /**
- * What a file staged as a multipart upload leaves at its staged path: its target and its upload's handle, and, once
- * every part is uploaded, its parts' handles and its length, which is all it takes to complete it. Written twice:
- * as soon as the upload has started, so that an upload a crash cut short can be aborted; whole after its last part.
+ * What a file staged as a multipart upload leaves at its staged path: its target, and, once every part is uploaded,
+ * its upload's and parts' handles and its length, which is all it takes to complete it. Written twice: with the
+ * target alone before the upload starts, so that whatever a crash leaves of an upload can be found by its key and
+ * aborted; whole after its last part.
  *
+ * @param upload null while the upload is not whole
  * @param length -1 while the upload is not whole
  */
 record UploadRecord(Path target, UploadHandle upload, Map<Integer, PartHandle> parts, long length) {
 
     private static final int MAGIC = 0x48535531; // "HSU1"
+    /** S3 takes at most 10,000 parts. */
+    private static final int MAX_PARTS = 10_000;
+    /** A handle holds a few ids and a path; anything this long is not one. */
+    private static final int MAX_HANDLE_BYTES = 1 << 16;
 
     UploadRecord {
         parts = Map.copyOf(parts);
     }
 
-    /** The record of an upload just started. */
-    static UploadRecord started(Path target, UploadHandle upload) {
-        return new UploadRecord(target, upload, Map.of(), -1);
+    /** The record of an upload about to start. */
+    static UploadRecord starting(Path target) {
+        return new UploadRecord(target, null, Map.of(), -1);
     }
 
     boolean whole() {
@@ -44,8 +50,11 @@ record UploadRecord(Path target, UploadHandle upload, Map<Integer, PartHandle> p
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeInt(MAGIC);
             out.writeUTF(target.toString());
-            writeBytes(out, upload.toByteArray());
             out.writeLong(length);
+            if (!whole()) {
+                return bytes.toByteArray();
+            }
+            writeBytes(out, upload.toByteArray());
             out.writeInt(parts.size());
             for (Map.Entry<Integer, PartHandle> part : new TreeMap<>(parts).entrySet()) {
                 out.writeInt(part.getKey());
@@ -63,13 +72,19 @@ record UploadRecord(Path target, UploadHandle upload, Map<Integer, PartHandle> p
                 throw new IOException(where + " is not the record of a staged upload");
             }
             Path target = new Path(in.readUTF());
-            UploadHandle upload = BBUploadHandle.from(ByteBuffer.wrap(readBytes(in)));
             long length = in.readLong();
+            if (length < 0) {
+                return starting(target);
+            }
+            UploadHandle upload = BBUploadHandle.from(ByteBuffer.wrap(readBytes(in, where)));
             int count = in.readInt();
+            if (count < 1 || count > MAX_PARTS) {
+                throw new IOException(where + " names " + count + " parts: not the record of a staged upload");
+            }
             Map<Integer, PartHandle> parts = new TreeMap<>();
             for (int i = 0; i < count; i++) {
                 int number = in.readInt();
-                parts.put(number, BBPartHandle.from(ByteBuffer.wrap(readBytes(in))));
+                parts.put(number, BBPartHandle.from(ByteBuffer.wrap(readBytes(in, where))));
             }
             return new UploadRecord(target, upload, parts, length);
         }
@@ -80,8 +95,12 @@ record UploadRecord(Path target, UploadHandle upload, Map<Integer, PartHandle> p
         out.write(bytes);
     }
 
-    private static byte[] readBytes(DataInputStream in) throws IOException {
-        byte[] bytes = new byte[in.readInt()];
+    private static byte[] readBytes(DataInputStream in, Path where) throws IOException {
+        int length = in.readInt();
+        if (length < 0 || length > MAX_HANDLE_BYTES) {
+            throw new IOException(where + " holds a handle of " + length + " bytes: not the record of a staged upload");
+        }
+        byte[] bytes = new byte[length];
         in.readFully(bytes);
         return bytes;
     }

@@ -114,7 +114,6 @@ public final class TaskAssembly implements AutoCloseable {
         MemoryGate memory = null;
         TaskMetrics metrics = null;
         try {
-            HadoopFileSystems.refuseObjectStores(fs);
             TaskParts.Storage storage = TaskParts.Storage.on(fs, config.storage(), run);
             MetastoreConfig metastoreConfig = config.metastore();
             StartWait.until("HDFS cannot be written yet", metastoreConfig.startWaitMs(),

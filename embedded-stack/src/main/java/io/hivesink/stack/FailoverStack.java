@@ -23,6 +23,7 @@ import io.hivesink.stack.connect.PluginArchive;
 import io.hivesink.stack.hive.HiveSql;
 import io.hivesink.stack.hive.MetastoreProcess;
 import io.hivesink.stack.hive.MetastoreRelease;
+import io.hivesink.stack.s3.S3ProxyProcess;
 
 /**
  * The stack for crash and failover tests: a KRaft broker and a MiniDFSCluster in this JVM, the metastore and
@@ -37,10 +38,13 @@ public final class FailoverStack implements AutoCloseable {
     private final MetastoreProcess metastore;
     private final CompletableFuture<HiveSql> hive;
     private final Path pluginPath;
+    /** The store of the tables when they live on S3; null on HDFS. */
+    private final S3ProxyProcess s3;
     private int workersStarted;
 
     private FailoverStack(Path workDir, MiniDFSCluster dfs, EmbeddedKafkaCluster kafka, MetastoreProcess metastore,
-            CompletableFuture<HiveSql> hive, Path pluginPath) {
+            CompletableFuture<HiveSql> hive, Path pluginPath, S3ProxyProcess s3) {
+        this.s3 = s3;
         this.workDir = workDir;
         this.dfs = dfs;
         this.kafka = kafka;
@@ -77,10 +81,43 @@ public final class FailoverStack implements AutoCloseable {
         return start(workDir, dataNodes, withHive, release, Map.of(MetastoreProcess.FULL_SCHEMA, "true"));
     }
 
+    /**
+     * As {@link #start(Path)}, with the tables on S3: S3Proxy in a child JVM holds bucket {@value #S3_BUCKET}, the
+     * metastore and HiveServer2 reach it through S3A, and {@link #connectorConfig} points the connector at it. HDFS
+     * still runs, for what the tests read of it.
+     */
+    public static FailoverStack startOnS3(Path workDir) throws Exception {
+        EmbeddedStack.deleteRecursively(workDir);
+        Files.createDirectories(workDir);
+        S3ProxyProcess s3 = S3ProxyProcess.start(workDir.resolve("s3proxy"));
+        try {
+            s3.createBucket(S3_BUCKET);
+            return start(workDir, 1, true, MetastoreRelease.HIVE_4_0, s3Settings(s3), s3);
+        } catch (Exception | Error e) {
+            s3.close();
+            throw e;
+        }
+    }
+
+    /** The bucket of the tables on S3. */
+    public static final String S3_BUCKET = "warehouse";
+
+    /** S3A's settings for the stack's S3Proxy, as the metastore and HiveServer2 take them. */
+    private static Map<String, String> s3Settings(S3ProxyProcess s3) {
+        return Map.of("fs.s3a.endpoint", s3.endpoint(), "fs.s3a.path.style.access", "true",
+                "fs.s3a.endpoint.region", S3ProxyProcess.REGION, "fs.s3a.access.key", S3ProxyProcess.ACCESS_KEY,
+                "fs.s3a.secret.key", S3ProxyProcess.SECRET_KEY);
+    }
+
     private static FailoverStack start(Path workDir, int dataNodes, boolean withHive, MetastoreRelease release,
             Map<String, String> metastoreConf) throws Exception {
         EmbeddedStack.deleteRecursively(workDir);
         Files.createDirectories(workDir);
+        return start(workDir, dataNodes, withHive, release, metastoreConf, null);
+    }
+
+    private static FailoverStack start(Path workDir, int dataNodes, boolean withHive, MetastoreRelease release,
+            Map<String, String> metastoreConf, S3ProxyProcess s3) throws Exception {
         Path pluginPath = PluginArchive.unpack(workDir.resolve("plugins"));
         Configuration hdfsConf = new Configuration();
         hdfsConf.setInt("dfs.replication", Math.min(3, dataNodes));
@@ -99,10 +136,12 @@ public final class FailoverStack implements AutoCloseable {
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, brokerProps);
         kafka.start();
         MetastoreProcess metastore = metastoreStart.join();
+        Map<String, String> hiveConf = s3 == null ? Map.of() : s3Settings(s3);
         CompletableFuture<HiveSql> hive = withHive ? CompletableFuture.supplyAsync(
-                () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri)))
+                () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri,
+                        hiveConf, MetastoreProcess.DEFAULT_START_TIMEOUT)))
                 : CompletableFuture.failedFuture(new IllegalStateException("this stack runs no HiveServer2"));
-        return new FailoverStack(workDir, dfs, kafka, metastore, hive, pluginPath);
+        return new FailoverStack(workDir, dfs, kafka, metastore, hive, pluginPath, s3);
     }
 
     /**
@@ -162,6 +201,11 @@ public final class FailoverStack implements AutoCloseable {
         return dfs;
     }
 
+    /** The S3 store of the tables, to stop and restart it (an outage) or count its requests; null on HDFS. */
+    public S3ProxyProcess s3() {
+        return s3;
+    }
+
     /** The metastore child, to stop and restart it (an outage). */
     public MetastoreProcess metastore() {
         return metastore;
@@ -175,7 +219,16 @@ public final class FailoverStack implements AutoCloseable {
         Map<String, String> props = new HashMap<>();
         props.put("name", name);
         props.put("connector.class", "io.hivesink.HiveSinkConnector");
-        props.put("fs.url", hdfsUri());
+        if (s3 == null) {
+            props.put("fs.url", hdfsUri());
+        } else {
+            props.put("fs.url", "s3a://" + S3_BUCKET);
+            props.put("s3.endpoint", s3.endpoint());
+            props.put("s3.region", S3ProxyProcess.REGION);
+            props.put("s3.path.style.access", "true");
+            props.put("s3.access.key", S3ProxyProcess.ACCESS_KEY);
+            props.put("s3.secret.key", S3ProxyProcess.SECRET_KEY);
+        }
         props.put("warehouse.dir", "/warehouse/hive-sink");
         props.put("hive.metastore.uris", metastore.uri());
         props.put("hive.database", database);
@@ -225,7 +278,12 @@ public final class FailoverStack implements AutoCloseable {
         } else {
             hive.thenAccept(HiveSql::close);
         }
-        for (AutoCloseable part : new AutoCloseable[] {kafka::stop, metastore, () -> dfs.shutdown(true)}) {
+        for (AutoCloseable part : new AutoCloseable[] {kafka::stop, metastore, () -> dfs.shutdown(true),
+                () -> {
+                    if (s3 != null) {
+                        s3.close();
+                    }
+                }}) {
             try {
                 part.close();
             } catch (Exception e) {

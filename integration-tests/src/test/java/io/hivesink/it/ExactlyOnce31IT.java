@@ -20,6 +20,11 @@ import io.hivesink.stack.spark.SparkSql;
 @OnMetastore(MetastoreRelease.HIVE_3_1)
 class ExactlyOnce31IT extends ExactlyOnceIT {
 
+    @Override
+    boolean killsAtEveryStep() {
+        return true;
+    }
+
     private final List<Checked> checks = new ArrayList<>();
 
     /** A test's connector and topics, checked after the last test. */

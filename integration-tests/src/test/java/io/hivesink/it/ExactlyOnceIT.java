@@ -19,6 +19,7 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -73,8 +74,18 @@ class ExactlyOnceIT {
         }
     }
 
+    /**
+     * Whether this class runs the worker killed at every step. Not on 4.0 with HDFS: {@link ExactlyOnceS3IT} runs it
+     * on 4.0 (compare-and-set) with the tables on S3, and {@link ExactlyOnce31IT} on 3.1 (locks) with HDFS, so each
+     * fencing mode and each way of moving files meets every crash, within the suite's time.
+     */
+    boolean killsAtEveryStep() {
+        return false;
+    }
+
     @Test
     void aWorkerKilledAtEveryStepOfTheCommitLosesAndDuplicatesNothing() throws Exception {
+        Assumptions.assumeTrue(killsAtEveryStep(), "run by ExactlyOnceS3IT (4.0) and ExactlyOnce31IT (3.1)");
         String connector = "crash-sink";
         List<String> topics = createTopics("crash");
         Map<String, String> config = connectorConfig(connector, topics);
@@ -341,7 +352,7 @@ class ExactlyOnceIT {
     }
 
     /** Recovery removed what the crashed batches had staged, and the later commits cleaned up after themselves. */
-    private void assertNothingStaged(String connector) throws Exception {
+    void assertNothingStaged(String connector) throws Exception {
         org.apache.hadoop.fs.FileSystem fs = stack.fileSystem();
         org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path("/warehouse/hive-sink/.hive-sink-staging/"
                 + connector.replace('-', '_'));

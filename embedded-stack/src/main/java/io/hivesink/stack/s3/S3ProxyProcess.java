@@ -109,6 +109,11 @@ public final class S3ProxyProcess implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
+    /** Creates a bucket: on S3Proxy's filesystem store, a bucket is a directory of its data directory. */
+    public void createBucket(String bucket) throws IOException {
+        Files.createDirectories(dataDir().resolve(bucket));
+    }
+
     /** The directory holding its objects. */
     public Path dataDir() {
         return dir.resolve("data");

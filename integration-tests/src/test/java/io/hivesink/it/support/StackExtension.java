@@ -39,15 +39,21 @@ public final class StackExtension implements ParameterResolver {
         DataNodes dataNodes = classContext.getRequiredTestClass().getAnnotation(DataNodes.class);
         int count = dataNodes == null ? 1 : dataNodes.value();
         OnMetastore release = classContext.getRequiredTestClass().getAnnotation(OnMetastore.class);
+        boolean onS3 = classContext.getRequiredTestClass().isAnnotationPresent(OnS3.class);
         return classContext.getStore(NAMESPACE)
-                .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir, count, release)), Running.class)
+                .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir, count, release, onS3)),
+                        Running.class)
                 .stack();
     }
 
-    private static AutoCloseable start(Class<?> type, Path workDir, int dataNodes, OnMetastore release) {
+    private static AutoCloseable start(Class<?> type, Path workDir, int dataNodes, OnMetastore release,
+            boolean onS3) {
         try {
             if (type == EmbeddedStack.class) {
                 return EmbeddedStack.start(workDir);
+            }
+            if (onS3) {
+                return FailoverStack.startOnS3(workDir);
             }
             return release == null ? FailoverStack.start(workDir, dataNodes)
                     : FailoverStack.start(workDir, dataNodes, false, release.value());
