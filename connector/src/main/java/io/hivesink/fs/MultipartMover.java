@@ -39,6 +39,11 @@ final class MultipartMover implements Mover {
     private static final Logger log = LoggerFactory.getLogger(MultipartMover.class);
     /** S3's least part but the last is 5 MiB; 8 MiB parts keep a 1 GiB file within S3's 10,000 parts. */
     static final int PART_BYTES = 8 << 20;
+    /** What to do about a batch whose staged upload is lost. */
+    private static final String LOST_FIX = "The batch's other files may be in its tables already, and its records "
+            + "cannot be completed from the store: the task stops rather than land part of the batch. Give incomplete "
+            + "uploads longer than any outage of the connector before they expire (docs/s3.md says what it takes to "
+            + "put such a batch back).";
 
     private final FileSystem fs;
     private final int partBytes;
@@ -80,13 +85,14 @@ final class MultipartMover implements Mover {
             if (fs.exists(target)) {
                 return false;
             }
-            throw new IOException("Cannot complete the upload of " + target + ": its record " + staged + " is gone "
-                    + "and the object is not there");
+            throw new StagedUploadLostException("Cannot complete the upload of " + target + ": its record " + staged
+                    + " is gone and the object is not there. " + LOST_FIX, null);
         }
         UploadRecord record = readRecord(staged);
         if (!record.whole()) {
-            throw new IOException("Cannot complete the upload of " + target + ": its record " + staged + " says "
-                    + "its parts were never all uploaded");
+            throw new StagedUploadLostException("Cannot complete the upload of " + target + ": its record " + staged
+                    + " says its parts were never all uploaded, yet its batch's intent is durable. " + LOST_FIX,
+                    null);
         }
         boolean completedNow = true;
         try (MultipartUploader uploader = uploader(target)) {
@@ -94,14 +100,14 @@ final class MultipartMover implements Mover {
         } catch (IOException e) {
             FileStatus there = statusOrNull(target);
             if (there == null && e instanceof FileNotFoundException) {
+                there = statusAfterAPause(target); // another run's completion of the same upload, landing now
+            }
+            if (there == null && e instanceof FileNotFoundException) {
                 throw new StagedUploadLostException("The upload of " + target + " is gone from the store and the "
                         + "object is not there: something aborted it after its batch's intent was durable (a bucket "
                         + "lifecycle rule that aborts incomplete uploads, MinIO's stale upload expiry, "
                         + "fs.s3a.multipart.purge, or a client deleting the directory with "
-                        + "fs.s3a.directory.operations.purge.uploads). The batch's other files may be in its tables "
-                        + "already; its records cannot be completed from the store. Give incomplete uploads longer "
-                        + "than any outage of the connector before they expire; to recover this batch, see "
-                        + "docs/s3.md.", e);
+                        + "fs.s3a.directory.operations.purge.uploads). " + LOST_FIX, e);
             }
             if (there == null || there.getLen() != record.length()) {
                 throw e;
@@ -172,6 +178,16 @@ final class MultipartMover implements Mover {
         try (var in = fs.open(staged)) {
             return UploadRecord.fromBytes(in.readAllBytes(), staged);
         }
+    }
+
+    private FileStatus statusAfterAPause(Path path) throws IOException {
+        try {
+            Thread.sleep(1_000);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while looking for " + path);
+        }
+        return statusOrNull(path);
     }
 
     private FileStatus statusOrNull(Path path) throws IOException {

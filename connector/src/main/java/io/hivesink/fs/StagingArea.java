@@ -11,6 +11,7 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.s3a.UnknownStoreException;
 import org.apache.hadoop.security.AccessControlException;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -140,7 +141,9 @@ public final class StagingArea {
         long bytes;
         try {
             bytes = content.writeTo(out);
-            out.hsync();
+            if (out.hasCapability(StreamCapabilities.HSYNC)) {
+                out.hsync(); // HDFS: on the datanodes' disks; S3 makes an object durable when it is closed
+            }
         } catch (IOException | RuntimeException e) {
             try {
                 out.close();

@@ -26,7 +26,7 @@ import org.apache.hadoop.fs.UploadHandle;
  */
 record UploadRecord(Path target, UploadHandle upload, Map<Integer, PartHandle> parts, long length) {
 
-    private static final int MAGIC = 0x48535531; // "HSU1"
+    private static final int MAGIC = 0x48535532; // "HSU2"
     /** S3 takes at most 10,000 parts. */
     private static final int MAX_PARTS = 10_000;
     /** A handle holds a few ids and a path; anything this long is not one. */

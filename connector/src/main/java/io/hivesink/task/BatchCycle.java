@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.CloseReason;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.fs.StagedUploadLostException;
 
 /**
  * Drives one task's batches through Connect's calls, from records taken to offsets reported. Records go into the open
@@ -147,7 +148,7 @@ public final class BatchCycle {
             positions.deliveryTaken();
             refusals.clear();
             memory.committed(); // nothing held failed: the task gives memory back by committing
-        } catch (DataException | TaskFencedException e) {
+        } catch (DataException | TaskFencedException | StagedUploadLostException e) {
             // The task stops; the offset commit that Connect still makes while closing must not try this batch again.
             stopped = true;
             throw e;
@@ -211,7 +212,7 @@ public final class BatchCycle {
                     closer.close("partitions closing", CloseReason.PARTITIONS_CLOSED);
                     pipeline.commit(); // committed while the task still owns the partitions
                 }
-            } catch (DataException | TaskFencedException e) {
+            } catch (DataException | TaskFencedException | StagedUploadLostException e) {
                 stopped = true; // a bad record (errors.tolerance=none) or fencing: the task stops, as in put
                 throw e;
             } catch (RuntimeException e) {

@@ -31,6 +31,10 @@ public final class InMemoryMetastore implements Metastore {
     public final Map<String, Integer> failingTableLookUps = new HashMap<>();
     /** The next conditional write (a task state's) fails as a metastore outage would, before it is made. */
     public boolean failNextConditionalWrite;
+    /** The next conditional write is made, then fails as a lost answer would: its caller cannot know it landed. */
+    public boolean loseAnswerOfNextConditionalWrite;
+    /** Conditional writes made. */
+    public int conditionalWrites;
     public boolean ignoreCompareAndSet;
     /** Conditional writes whose expectation holds that fail yet, as Hive 4's check fails without direct SQL. */
     public int failingCurrentExpectations;
@@ -154,6 +158,11 @@ public final class InMemoryMetastore implements Metastore {
             throw new MetastoreException("injected: Cannot update parameter with JDO", null);
         }
         tables.put(key, new Table(table));
+        conditionalWrites++;
+        if (loseAnswerOfNextConditionalWrite) {
+            loseAnswerOfNextConditionalWrite = false;
+            throw new MetastoreException("injected: the answer was lost", null);
+        }
         return ConditionalAlter.written();
     }
 

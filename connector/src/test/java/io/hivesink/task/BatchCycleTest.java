@@ -204,6 +204,20 @@ class BatchCycleTest {
     }
 
     @Test
+    void aBatchWhoseIntentLandedThoughItsAnswerWasLostIsFinishedNotStagedAgain() throws IOException {
+        Task task = start(0, new RecordingContext(), 2);
+        task.open(List.of(P0));
+        metastore.loseAnswerOfNextConditionalWrite = true; // the intent's write
+        assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
+        int before = metastore.conditionalWrites;
+        task.put(records(P0, 0, 2)); // Connect hands them again; the held batch is tried again
+        assertEquals(1, metastore.conditionalWrites - before, "only the state's completion: the durable intent is "
+                + "found and its batch finished, not staged and recorded again (on S3 that aborts its uploads)");
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 1L), landedIds());
+    }
+
+    @Test
     void anIdlePartitionSoughtForwardStillHasItsCommittedOffsetReachKafka() throws IOException {
         Task a = start(0, new RecordingContext(), 2);
         a.open(List.of(P0));

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.fs.HadoopFileSystems;
+import io.hivesink.fs.StagedUploadLostException;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.stack.s3.S3ProxyProcess;
 
@@ -151,6 +152,26 @@ class S3StorageIT {
             assertEquals(1, openUploads(fs), "the first try's upload is aborted");
             staging.discard("b5");
             assertEquals(0, openUploads(fs));
+        }
+    }
+
+    @Test
+    void anUploadAbortedBehindTheConnectorsBackStopsTheTaskSayingSo() throws IOException {
+        try (FileSystem fs = open(BUCKET, S3ProxyProcess.SECRET_KEY)) {
+            StagingArea staging = staging(fs, "lost");
+            org.apache.hadoop.fs.Path staged = staging.stagedPath("b6", "events", "", "f.avro");
+            org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/b6.avro");
+            staging.write(staged, target, out -> {
+                out.write(3);
+                return 1;
+            });
+            var client = ((S3AFileSystem) fs).getS3AInternals().getAmazonS3Client("abort as a lifecycle rule does");
+            for (var upload : client.listMultipartUploads(b -> b.bucket(BUCKET)).uploads()) {
+                client.abortMultipartUpload(b -> b.bucket(BUCKET).key(upload.key()).uploadId(upload.uploadId()));
+            }
+            StagedUploadLostException e = assertThrows(StagedUploadLostException.class,
+                    () -> staging.move(staged, target));
+            assertTrue(e.getMessage().contains("b6.avro") && e.getMessage().contains("lifecycle"), e.getMessage());
         }
     }
 
