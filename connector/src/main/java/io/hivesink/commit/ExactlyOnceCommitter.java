@@ -67,8 +67,6 @@ public final class ExactlyOnceCommitter {
     private final BatchFinisher finisher;
     private final OwnState own;
     private final AssignmentClaims claims;
-    /** The batch whose commit was last tried. */
-    private String lastTried;
 
     /**
      * @param writers the file writer of each table
@@ -131,12 +129,6 @@ public final class ExactlyOnceCommitter {
 
     /** Commits the batch by the steps above, each timed; a batch whose intent is already durable is only finished. */
     public CommitSummary commit(Batch batch) {
-        if (batch.id().equals(lastTried)) {
-            // tried before: its intent may be durable though the write failed (its answer lost), and staged again
-            // its files would be replaced under that intent (on S3, the uploads its manifest completes aborted)
-            own.reload();
-        }
-        lastTried = batch.id();
         TaskState.Intent intent = own.intent();
         if (intent != null && intent.batchId().equals(batch.id())) {
             return resume(batch, intent); // a retry after the intent was made durable: only finish it

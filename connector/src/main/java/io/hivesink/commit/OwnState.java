@@ -22,6 +22,12 @@ final class OwnState {
     private final TaskRun run;
     /** Replaced by each commit; volatile, since the task thread reads the committed offsets while a commit runs. */
     private volatile StateTables.Stored stored;
+    /**
+     * Whether a write failed without saying whether it landed (an answer lost after the metastore made it): the
+     * intent is then read again before it is used, or a batch whose intent is in fact durable would be staged again
+     * under it (on S3, its uploads aborted).
+     */
+    private volatile boolean stale;
 
     OwnState(StateTables states, TaskRun run) {
         this.states = states;
@@ -38,9 +44,13 @@ final class OwnState {
 
     void reload() {
         stored = states.read(run.task());
+        stale = false;
     }
 
     TaskState.Intent intent() {
+        if (stale) {
+            reload();
+        }
         return stored.state().intent();
     }
 
@@ -83,7 +93,14 @@ final class OwnState {
                             + "new owner resumes from the last committed offset.");
                 }
             }
-            StateTables.Stored next = states.write(stored, change.apply(stored.state()));
+            TaskState changed = change.apply(stored.state());
+            StateTables.Stored next;
+            try {
+                next = states.write(stored, changed);
+            } catch (RuntimeException e) {
+                stale = true;
+                throw e;
+            }
             if (next != null) {
                 stored = next;
                 return;
