@@ -92,7 +92,7 @@ public final class FailoverStack implements AutoCloseable {
         S3ProxyProcess s3 = S3ProxyProcess.start(workDir.resolve("s3proxy"));
         try {
             s3.createBucket(S3_BUCKET);
-            return start(workDir, 1, true, MetastoreRelease.HIVE_4_0, s3Settings(s3), s3);
+            return start(workDir, 1, true, MetastoreRelease.HIVE_4_0, s3.s3aSettings(), s3);
         } catch (Exception | Error e) {
             s3.close();
             throw e;
@@ -101,13 +101,6 @@ public final class FailoverStack implements AutoCloseable {
 
     /** The bucket of the tables on S3. */
     public static final String S3_BUCKET = "warehouse";
-
-    /** S3A's settings for the stack's S3Proxy, as the metastore and HiveServer2 take them. */
-    private static Map<String, String> s3Settings(S3ProxyProcess s3) {
-        return Map.of("fs.s3a.endpoint", s3.endpoint(), "fs.s3a.path.style.access", "true",
-                "fs.s3a.endpoint.region", S3ProxyProcess.REGION, "fs.s3a.access.key", S3ProxyProcess.ACCESS_KEY,
-                "fs.s3a.secret.key", S3ProxyProcess.SECRET_KEY);
-    }
 
     private static FailoverStack start(Path workDir, int dataNodes, boolean withHive, MetastoreRelease release,
             Map<String, String> metastoreConf) throws Exception {
@@ -136,7 +129,7 @@ public final class FailoverStack implements AutoCloseable {
         EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, brokerProps);
         kafka.start();
         MetastoreProcess metastore = metastoreStart.join();
-        Map<String, String> hiveConf = s3 == null ? Map.of() : s3Settings(s3);
+        Map<String, String> hiveConf = s3 == null ? Map.of() : s3.s3aSettings();
         CompletableFuture<HiveSql> hive = withHive ? CompletableFuture.supplyAsync(
                 () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri,
                         hiveConf, MetastoreProcess.DEFAULT_START_TIMEOUT)))

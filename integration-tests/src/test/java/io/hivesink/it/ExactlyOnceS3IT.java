@@ -52,13 +52,8 @@ class ExactlyOnceS3IT extends ExactlyOnceIT {
     @Override
     void assertNothingStaged(String connector) throws Exception {
         S3ProxyProcess s3 = stack.s3();
-        Map<String, String> config = stack.connectorConfig(connector, DATABASE);
         org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration();
-        conf.set("fs.s3a.endpoint", config.get("s3.endpoint"));
-        conf.set("fs.s3a.path.style.access", "true");
-        conf.set("fs.s3a.endpoint.region", S3ProxyProcess.REGION);
-        conf.set("fs.s3a.access.key", S3ProxyProcess.ACCESS_KEY);
-        conf.set("fs.s3a.secret.key", S3ProxyProcess.SECRET_KEY);
+        s3.s3aSettings().forEach(conf::set);
         try (FileSystem fs = FileSystem.newInstance(java.net.URI.create("s3a://" + FailoverStack.S3_BUCKET), conf)) {
             List<String> left = new ArrayList<>();
             org.apache.hadoop.fs.Path staging = new org.apache.hadoop.fs.Path("/warehouse/hive-sink/.hive-sink-staging/"

@@ -114,6 +114,12 @@ public final class S3ProxyProcess implements AutoCloseable {
         Files.createDirectories(dataDir().resolve(bucket));
     }
 
+    /** S3A's settings for reaching it (path-style, its region and credentials), as a Hadoop configuration has them. */
+    public Map<String, String> s3aSettings() {
+        return Map.of("fs.s3a.endpoint", endpoint(), "fs.s3a.path.style.access", "true",
+                "fs.s3a.endpoint.region", REGION, "fs.s3a.access.key", ACCESS_KEY, "fs.s3a.secret.key", SECRET_KEY);
+    }
+
     /** The directory holding its objects. */
     public Path dataDir() {
         return dir.resolve("data");
