@@ -8,6 +8,7 @@ import java.util.Set;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
+import org.apache.parquet.schema.ColumnOrder;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -83,8 +84,12 @@ public final class ParquetSchemas {
         return switch (value.getType()) {
             case INT -> Types.primitive(PrimitiveTypeName.INT32, repetition).named(name);
             case LONG -> Types.primitive(PrimitiveTypeName.INT64, repetition).named(name);
-            case FLOAT -> Types.primitive(PrimitiveTypeName.FLOAT, repetition).named(name);
-            case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, repetition).named(name);
+            // the order Parquet before 1.16 declares: Hive 4.0's Parquet (1.13) reads 1.16's default, IEEE 754 total
+            // order, as undefined, and then fails to find the column in a file it reads row by row
+            case FLOAT -> Types.primitive(PrimitiveTypeName.FLOAT, repetition).columnOrder(ColumnOrder.typeDefined())
+                    .named(name);
+            case DOUBLE -> Types.primitive(PrimitiveTypeName.DOUBLE, repetition)
+                    .columnOrder(ColumnOrder.typeDefined()).named(name);
             case BOOLEAN -> Types.primitive(PrimitiveTypeName.BOOLEAN, repetition).named(name);
             case STRING, ENUM -> Types.primitive(PrimitiveTypeName.BINARY, repetition)
                     .as(LogicalTypeAnnotation.stringType()).named(name);

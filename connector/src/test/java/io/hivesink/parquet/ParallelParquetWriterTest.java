@@ -71,6 +71,27 @@ class ParallelParquetWriterTest {
     }
 
     @Test
+    void floatAndDoubleColumnsDeclareTheSortOrderThatHive4sParquetKnows() throws IOException {
+        EveryTypeRows rows = new EveryTypeRows(7, 100);
+        ParallelParquetWriter writer = new ParallelParquetWriter(POOL, 2, "snappy", true, 64 * 1024, 8 * 1024,
+                Map.of());
+        Path file = write(writer, EveryTypeRows.SCHEMA, EveryTypeRows.SCHEMA, rows.datums);
+
+        // Parquet 1.16 and later mark float and double columns IEEE_754_TOTAL_ORDER by default; Hive 4.0.1's Parquet
+        // (1.13) reads that as undefined, and its row reader then finds no such column ("Group type ... does not
+        // contain requested field: required double value") when a query selects it beside a partition column
+        Map<String, String> orders = new java.util.TreeMap<>();
+        footer(file).getFileMetaData().getSchema().getColumns().forEach(column -> orders.put(
+                String.join(".", column.getPath()), column.getPrimitiveType().getPrimitiveTypeName() + " "
+                        + column.getPrimitiveType().columnOrder()));
+        List<String> floating = orders.values().stream().filter(o -> o.startsWith("FLOAT") || o.startsWith("DOUBLE"))
+                .toList();
+        assertTrue(floating.size() >= 2, "the rows have float and double columns: " + orders);
+        orders.forEach((column, order) -> assertTrue(order.endsWith(order.startsWith("INT96") ? "UNDEFINED"
+                : "TYPE_DEFINED_ORDER"), column + ": " + order));
+    }
+
+    @Test
     void fieldsThatAreNotColumnsAreLeftOut() throws IOException {
         EveryTypeRows rows = new EveryTypeRows(7, 500);
         Schema columns = Schema.createRecord("Row", null, "test.parquet", false, EveryTypeRows.SCHEMA.getFields()
