@@ -22,6 +22,12 @@ interface Mover {
     boolean move(Path staged, Path target) throws IOException;
 
     /**
+     * Checks, when the task starts, that the store grants what {@link #write}, {@link #move} and {@link #abandon} need,
+     * by doing what they do at {@code probe}, a path of the staging directory no file has, and leaving nothing there.
+     */
+    void probe(Path probe) throws IOException;
+
+    /**
      * Gives up what the staged files under {@code dir} hold beyond the files themselves, before they are deleted.
      *
      * @return false if some of it could not be given up now: keep the files, for the next discard to try again

@@ -3,6 +3,7 @@ package io.hivesink.fs;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.file.AccessDeniedException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -21,6 +22,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Stages a file as a multipart upload to its target, left uncompleted, and moves it by completing the upload: on S3
@@ -143,22 +145,51 @@ final class MultipartMover implements Mover {
         return all;
     }
 
+    /**
+     * Writes and removes a probe object, then starts an upload to the probe's key and aborts it as a discard does
+     * (listing the key's uploads): each request staging, moving and discarding send, so that a bucket policy lacking
+     * one of their rights fails the task at start, not at its first retry.
+     */
+    @Override
+    public void probe(Path probe) throws IOException {
+        StagingArea.writeSynced(fs, probe, out -> 0);
+        fs.delete(probe, false);
+        try (MultipartUploader uploader = uploader(probe)) {
+            await(uploader.startUpload(probe));
+        }
+        abortUploadsOf(probe);
+    }
+
     /** Aborts every upload of the target's key: an upload is listed by its key, and no other writer shares it. */
     private void abortUploadsOf(Path target) throws IOException {
         S3AFileSystem s3a = (S3AFileSystem) fs;
         String key = s3a.pathToKey(fs.makeQualified(target));
         S3Client client = s3a.getS3AInternals().getAmazonS3Client("abort the uploads of a discarded staged file");
         try {
-            for (MultipartUpload upload : client.listMultipartUploads(b -> b.bucket(s3a.getBucket()).prefix(key))
-                    .uploads()) {
-                if (upload.key().equals(key)) {
-                    client.abortMultipartUpload(b -> b.bucket(s3a.getBucket()).key(key).uploadId(upload.uploadId()));
-                }
+            abortUploadsOf(client, s3a.getBucket(), key);
+        } catch (S3Exception e) {
+            if (e.statusCode() == 403) { // as S3A says it, so that the task's start names the rights to grant
+                throw (IOException) new AccessDeniedException(key, null, e.getMessage()).initCause(e);
             }
-        } catch (NoSuchUploadException e) {
-            // aborted meanwhile
+            throw new IOException("Cannot abort the uploads of " + target + ": " + e.getMessage(), e);
         } catch (SdkException e) {
             throw new IOException("Cannot abort the uploads of " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Aborts every upload of exactly {@code key}. One found gone is skipped, not taken for the end of the list: the
+     * SDK retries an abort whose answer was lost and then hears that the upload does not exist.
+     */
+    static void abortUploadsOf(S3Client client, String bucket, String key) {
+        for (MultipartUpload upload : client.listMultipartUploads(b -> b.bucket(bucket).prefix(key)).uploads()) {
+            if (upload.key().equals(key)) {
+                try {
+                    client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(upload.uploadId()));
+                } catch (NoSuchUploadException e) {
+                    // aborted meanwhile
+                }
+            }
         }
     }
 

@@ -38,6 +38,13 @@ final class RenameMover implements Mover {
                 + (stagedExists ? "" : ": the staged file is gone") + (targetExists ? ": the target exists" : ""));
     }
 
+    /** Writes and removes the probe: creating a directory that exists checks no right to write in it. */
+    @Override
+    public void probe(Path probe) throws IOException {
+        fs.create(probe, true).close();
+        fs.delete(probe, false);
+    }
+
     @Override
     public boolean abandon(Path dir) {
         return true; // a staged file is all there is

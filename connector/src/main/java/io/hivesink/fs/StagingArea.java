@@ -18,8 +18,8 @@ import org.apache.kafka.connect.errors.ConnectException;
 
 /**
  * One task's staging directory: a batch's files are written here, out of every table's sight, under names that
- * depend only on the batch, table, partition and file number; made durable; and only then renamed into their
- * partition directories.
+ * depend only on the batch, table, partition and file number; made durable; and only then moved into their
+ * partition directories: renamed on HDFS, their uploads completed on S3 (a {@link Mover} of each kind).
  */
 public final class StagingArea {
 
@@ -37,9 +37,13 @@ public final class StagingArea {
     private final Mover mover;
 
     public StagingArea(FileSystem fs, Path root) {
+        this(fs, root, completesUploads(fs) ? new MultipartMover(fs) : new RenameMover(fs));
+    }
+
+    private StagingArea(FileSystem fs, Path root, Mover mover) {
         this.fs = fs;
         this.root = root;
-        this.mover = completesUploads(fs) ? new MultipartMover(fs) : new RenameMover(fs);
+        this.mover = mover;
     }
 
     /** Whether files are staged as multipart uploads and moved by completing them (S3), not by rename. */
@@ -89,14 +93,9 @@ public final class StagingArea {
         }
     }
 
-    /**
-     * Writes and removes an empty file in the staging directory: creating a directory that exists checks no right to
-     * write in it, and on an object store creates nothing at all.
-     */
+    /** Does in the staging directory, on a probe, what staging and moving a file do ({@link Mover#probe}). */
     private void probeWrite() throws IOException {
-        Path probe = new Path(root, "_probe-" + UUID.randomUUID());
-        fs.create(probe, true).close();
-        fs.delete(probe, false);
+        mover.probe(new Path(root, "_probe-" + UUID.randomUUID()));
     }
 
     private String endpoint() {
