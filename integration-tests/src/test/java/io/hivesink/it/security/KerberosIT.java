@@ -35,7 +35,7 @@ import io.hivesink.stack.security.KerberizedStack;
 /**
  * Two connectors with two Kerberos principals in one stock worker, on kerberized HDFS (permissions on) and a
  * metastore that talks SASL only: each lands its records exactly once in a warehouse directory only its principal
- * may enter, while tickets that live a minute expire several times over; the files are owned by the principal that
+ * may enter, while tickets that live 40 s expire several times over; the files are owned by the principal that
  * wrote them; and a connector pointed at the other principal's directory fails, saying who was refused where.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -43,7 +43,7 @@ import io.hivesink.stack.security.KerberizedStack;
 class KerberosIT {
 
     /** How long the KDC's tickets live. */
-    static final Duration TICKET = Duration.ofSeconds(Long.getLong("hivesink.it.ticketSeconds", 60));
+    static final Duration TICKET = Duration.ofSeconds(Long.getLong("hivesink.it.ticketSeconds", 40));
     /** How many ticket lifetimes the records keep flowing. */
     static final int LIFETIMES = 3;
 
