@@ -87,12 +87,24 @@ public final class FailoverStack implements AutoCloseable {
      * still runs, for what the tests read of it.
      */
     public static FailoverStack startOnS3(Path workDir) throws Exception {
+        return startOnS3(workDir, true, MetastoreRelease.HIVE_4_0);
+    }
+
+    /**
+     * As {@link #startOnS3(Path)}, with or without HiveServer2. The metastore must be 4.0: only its child has
+     * hadoop-aws, without which a metastore refuses an {@code s3a://} location.
+     */
+    public static FailoverStack startOnS3(Path workDir, boolean withHive, MetastoreRelease release) throws Exception {
+        if (release != MetastoreRelease.HIVE_4_0) {
+            throw new IllegalArgumentException("Tables on S3 need metastore 4.0 (HIVE_4_0), not " + release
+                    + ": the 2.3 and 3.1 metastore children have no hadoop-aws to take s3a:// locations");
+        }
         EmbeddedStack.deleteRecursively(workDir);
         Files.createDirectories(workDir);
         S3ProxyProcess s3 = S3ProxyProcess.start(workDir.resolve("s3proxy"));
         try {
             s3.createBucket(S3_BUCKET);
-            return start(workDir, 1, true, MetastoreRelease.HIVE_4_0, s3.s3aSettings(), s3);
+            return start(workDir, 1, withHive, release, s3.s3aSettings(), s3);
         } catch (Exception | Error e) {
             s3.close();
             throw e;
@@ -181,8 +193,19 @@ public final class FailoverStack implements AutoCloseable {
         return kafka;
     }
 
+    /** HDFS. */
     public org.apache.hadoop.fs.FileSystem fileSystem() throws IOException {
         return dfs.getFileSystem();
+    }
+
+    /** The file system of the tables {@link #connectorConfig} lands: HDFS, or the bucket through S3A on S3. */
+    public org.apache.hadoop.fs.FileSystem tableFileSystem() throws IOException {
+        if (s3 == null) {
+            return dfs.getFileSystem();
+        }
+        Configuration conf = new Configuration();
+        s3.s3aSettings().forEach(conf::set);
+        return org.apache.hadoop.fs.FileSystem.get(java.net.URI.create("s3a://" + S3_BUCKET), conf);
     }
 
     public String hdfsUri() {
@@ -208,6 +231,16 @@ public final class FailoverStack implements AutoCloseable {
         return hive.join();
     }
 
+    /** The connector's settings that land its tables in the stack's bucket: fs.url and the s3.* keys. */
+    public Map<String, String> s3ConnectorSettings() {
+        if (s3 == null) {
+            throw new IllegalStateException("this stack has no S3 store: start it with startOnS3");
+        }
+        return Map.of("fs.url", "s3a://" + S3_BUCKET, "s3.endpoint", s3.endpoint(), "s3.region", S3ProxyProcess.REGION,
+                "s3.path.style.access", "true", "s3.access.key", S3ProxyProcess.ACCESS_KEY, "s3.secret.key",
+                S3ProxyProcess.SECRET_KEY);
+    }
+
     public Map<String, String> connectorConfig(String name, String database) {
         Map<String, String> props = new HashMap<>();
         props.put("name", name);
@@ -215,12 +248,7 @@ public final class FailoverStack implements AutoCloseable {
         if (s3 == null) {
             props.put("fs.url", hdfsUri());
         } else {
-            props.put("fs.url", "s3a://" + S3_BUCKET);
-            props.put("s3.endpoint", s3.endpoint());
-            props.put("s3.region", S3ProxyProcess.REGION);
-            props.put("s3.path.style.access", "true");
-            props.put("s3.access.key", S3ProxyProcess.ACCESS_KEY);
-            props.put("s3.secret.key", S3ProxyProcess.SECRET_KEY);
+            props.putAll(s3ConnectorSettings());
         }
         props.put("warehouse.dir", "/warehouse/hive-sink");
         props.put("hive.metastore.uris", metastore.uri());

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.hivesink.it.support.HadoopSeekableInput;
+import io.hivesink.it.support.OrderRows;
 import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.SampleData;
@@ -127,12 +128,9 @@ class HiveSinkEndToEndIT {
         assertEquals(expectedCounts(customersPerRegion),
                 hive.query("select region, count(*) from " + customers + " group by region order by region"));
 
-        String everyType = "select id, region, qty, tiny, small, price, weight, paid, note, status, priority, "
-                + "hex(raw), cast(amount as string), cast(day as string), at, cast(ts as string), "
-                + "cast(shipped_ts as string), tags[0], size(tags), attrs['size'], codes[0].key, codes[0].value, "
-                + "address.street, address.zip from " + orders + " where id in (7, 15) order by id";
+        String everyType = "select " + OrderRows.EVERY_COLUMN + " from " + orders + " where id in (7, 15) order by id";
         List<List<String>> rows = hive.query(everyType);
-        assertEquals(List.of(expectedRow(7), expectedRow(15)), rows);
+        assertEquals(List.of(OrderRows.expected(7), OrderRows.expected(15)), rows);
 
         for (String table : List.of(customers, DATABASE + "." + PROSPECTS_TABLE)) {
             assertEquals(expectedCounts(customersPerRegion),
@@ -211,50 +209,6 @@ class HiveSinkEndToEndIT {
         return rows;
     }
 
-    private static List<String> expectedRow(long id) {
-        List<String> row = new ArrayList<>();
-        row.add(Long.toString(id));
-        row.add(SampleData.region(id));
-        row.add(Integer.toString(SampleData.qty(id)));
-        row.add(Long.toString(id % 100));
-        row.add(Long.toString(id % 30_000));
-        row.add(Double.toString(id * 0.5));
-        row.add(Float.toString((float) (id * 0.25)));
-        row.add(Boolean.toString(id % 2 == 0));
-        row.add(SampleData.note(id));
-        row.add(SampleData.status(id));
-        row.add(Integer.toString(SampleData.priority(id)));
-        row.add(hex(("raw-" + id).getBytes(StandardCharsets.UTF_8)));
-        row.add(SampleData.amount(id).toPlainString());
-        row.add(SampleData.day(id).toString());
-        row.add(Integer.toString(SampleData.timeOfDayMillis(id)));
-        row.add(hiveTimestamp(SampleData.tsMillis(id)));
-        row.add(id % 5 == 0 ? null : hiveTimestamp(SampleData.tsMillis(id) + 86_400_000L));
-        row.add("t" + id);
-        row.add("2");
-        row.add(Long.toString(id % 5));
-        row.add(Long.toString(id));
-        row.add("c" + id);
-        row.add(id + " Main Street");
-        row.add(id % 3 == 0 ? null : Long.toString(10_000 + id));
-        return row;
-    }
-
-    /** Hive renders a timestamp in UTC (the Hive child runs with user.timezone=UTC) as yyyy-MM-dd HH:mm:ss.SSS. */
-    private static String hiveTimestamp(long epochMillis) {
-        return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
-                .withZone(java.time.ZoneOffset.UTC).format(java.time.Instant.ofEpochMilli(epochMillis));
-    }
-
-    private static String hex(byte[] bytes) {
-        StringBuilder out = new StringBuilder();
-        for (byte b : bytes) {
-            out.append(String.format("%02X", b));
-        }
-        return out.toString();
-    }
-
-    /** Avro's own reader finds every id exactly once, each Kafka partition's records in offset (= id) order. */
     private void assertFilesHoldEveryRecordOnceInOrder(String table, int expected) throws Exception {
         FileSystem fs = stack.fileSystem();
         org.apache.hadoop.fs.Path location = new org.apache.hadoop.fs.Path(stack.hdfsUri()

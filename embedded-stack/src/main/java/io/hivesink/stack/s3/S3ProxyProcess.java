@@ -41,6 +41,10 @@ public final class S3ProxyProcess implements AutoCloseable {
     private final Path dir;
     private final int port;
     private Process process;
+    /** Requests served by the processes stopped before this one, so that counts span outages. */
+    private final Map<String, Long> servedBefore = new HashMap<>();
+    /** Why the counts of a stopped process could not be read, if they could not: counts are then incomplete. */
+    private IOException countsLost;
 
     private S3ProxyProcess(Path dir, int port) {
         this.dir = dir;
@@ -130,6 +134,11 @@ public final class S3ProxyProcess implements AutoCloseable {
         if (process == null) {
             return;
         }
+        try {
+            servedSinceStart().forEach((operation, n) -> servedBefore.merge(operation, n, Long::sum));
+        } catch (IOException e) {
+            countsLost = e;
+        }
         process.destroy();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
@@ -141,17 +150,27 @@ public final class S3ProxyProcess implements AutoCloseable {
         process = null;
     }
 
-    /** Starts it again on the same port with the same objects (its request counts start over). */
+    /** Starts it again on the same port with the same objects; {@link #requestsByOperation} counts on. */
     public void restart() throws IOException {
         stop();
         startProcess();
     }
 
     /**
-     * The requests served since it started, per S3 operation as S3Proxy names them ({@code PutObject},
-     * {@code CopyObject}, {@code CompleteMultipartUpload}, ...).
+     * The requests served since it was first started, across restarts, per S3 operation as S3Proxy names them
+     * ({@code PutObject}, {@code CopyObject}, {@code CompleteMultipartUpload}, ...).
      */
     public Map<String, Long> requestsByOperation() throws IOException {
+        if (countsLost != null) {
+            throw new IOException("the request counts of a stopped S3Proxy could not be read", countsLost);
+        }
+        Map<String, Long> counts = new HashMap<>(servedBefore);
+        servedSinceStart().forEach((operation, n) -> counts.merge(operation, n, Long::sum));
+        return counts;
+    }
+
+    /** What the running process served: S3Proxy's metrics start over with each process. */
+    private Map<String, Long> servedSinceStart() throws IOException {
         HttpURLConnection connection = (HttpURLConnection) URI.create(endpoint() + "/metrics").toURL()
                 .openConnection();
         String body;

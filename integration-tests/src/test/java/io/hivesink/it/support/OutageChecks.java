@@ -3,6 +3,9 @@ package io.hivesink.it.support;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -21,6 +24,9 @@ public final class OutageChecks {
     private final Query query;
     /** The file format of the connector's tables. */
     private final String format;
+    private String lastFailure;
+    /** Connector settings added to or over {@link #connector}'s own. */
+    private final Map<String, String> settings = new HashMap<>();
 
     /** Counts through the stack's HiveServer2. */
     public OutageChecks(FailoverStack stack, String database) {
@@ -53,7 +59,14 @@ public final class OutageChecks {
         config.put("tasks.max", "2");
         config.put("batch.max.records", "500");
         config.put("format", format);
+        config.putAll(settings);
         return config;
+    }
+
+    /** Adds a connector setting to those of {@link #connector}, or replaces one. */
+    public OutageChecks withSetting(String key, String value) {
+        settings.put(key, value);
+        return this;
     }
 
     /** Records of the table in the ledger; none while the metastore is down. */
@@ -63,10 +76,14 @@ public final class OutageChecks {
 
     private List<Map<String, Object>> ledgerRows(String table) {
         try {
-            return LedgerRows.of(stack.connectorConfig("x", database).get("hive.metastore.uris"), stack::fileSystem,
-                    database, table);
+            String metastoreUri = stack.connectorConfig("x", database).get("hive.metastore.uris");
+            return LedgerRows.of(metastoreUri, stack::tableFileSystem, database, table);
         } catch (RuntimeException e) {
-            return List.of(); // the metastore is down
+            if (!String.valueOf(e).equals(lastFailure)) { // say why, once, in case it is not an outage
+                lastFailure = String.valueOf(e);
+                System.out.println("OutageChecks: the ledger cannot be read: " + lastFailure);
+            }
+            return List.of(); // the metastore or the store is down
         }
     }
 
@@ -81,6 +98,20 @@ public final class OutageChecks {
                 .get(0);
         assertEquals(List.of(Long.toString(produced), Long.toString(produced)), counts,
                 "every record once, through Hive");
+    }
+
+    /**
+     * Reads every row of the table, every column, and compares each with the order produced under its id: the
+     * records landed value by value as produced, ids 0 to {@code produced - 1}.
+     */
+    public void assertEveryOrderAsProduced(String table, long produced) throws Exception {
+        List<List<String>> rows = new ArrayList<>(query.rows("select " + OrderRows.EVERY_COLUMN + " from "
+                + database + "." + table));
+        rows.sort(Comparator.comparingLong(row -> Long.parseLong(row.get(0))));
+        assertEquals(produced, rows.size(), "rows of " + table);
+        for (int id = 0; id < rows.size(); id++) {
+            assertEquals(OrderRows.expected(id), rows.get(id), "the order of id " + id + " in " + table);
+        }
     }
 
     /** What an outage test does to the running connector, with its one worker at hand. */
