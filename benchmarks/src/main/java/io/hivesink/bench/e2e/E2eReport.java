@@ -18,6 +18,7 @@ import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
+import io.hivesink.bench.e2e.E2eConfiguration.Store;
 import io.hivesink.bench.e2e.E2eRun.Conditions;
 import io.hivesink.bench.e2e.E2eRun.Measurement;
 import io.hivesink.bench.e2e.E2eRun.Outside;
@@ -33,13 +34,13 @@ final class E2eReport {
     static final String RUN_HEADER = "sink,dataset,input,tasks,batch_records,mode,round,records,seconds,"
             + "records_per_s,mb_per_s,cpu_s_per_m,machine_busy,peak_heap_mb,files,commits,close_stall_s,commit_ms,"
             + "cpu_task_s,cpu_sink_s,cpu_hdfs_s,cpu_jit_s,cpu_gc_s,warm_share,watch_ms,codec,cpu_outside_s,"
-            + "cpu_metastore_s,format";
+            + "cpu_metastore_s,format,store";
     /** The columns every runs.csv this benchmark wrote has; later columns may be missing and read as unknown. */
     private static final String FIRST_COLUMNS = RUN_HEADER.substring(0, RUN_HEADER.indexOf(",commit_ms"));
     static final String SUMMARY_HEADER = "sink,dataset,input,tasks,batch_records,mode,rounds,median_records_per_s,"
             + "median_mb_per_s,median_cpu_s_per_m,median_peak_heap_mb,median_files,median_seconds,median_close_stall_s,"
             + "median_commit_ms,median_cpu_task_s_per_m,median_cpu_sink_s_per_m,median_cpu_hdfs_s_per_m,"
-            + "median_cpu_jit_s_per_m,median_cpu_gc_s_per_m,median_cpu_rest_s_per_m,format";
+            + "median_cpu_jit_s_per_m,median_cpu_gc_s_per_m,median_cpu_rest_s_per_m,format,store";
 
     private final Map<E2eConfiguration, List<Measurement>> byConfiguration = new TreeMap<>(E2eConfiguration.LISTING);
 
@@ -54,13 +55,14 @@ final class E2eReport {
         CpuSplit split = m.cpuSplit();
         return String.format(Locale.ROOT,
                 "%s,%s,%s,%d,%d,%s,%d,%d,%.3f,%.0f,%.1f,%.2f,%.2f,%d,%d,%d,%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%s,%d,"
-                        + "%s,%.3f,%.3f,%s",
+                        + "%s,%.3f,%.3f,%s,%s",
                 c.sink().label, c.dataSet(), c.input().label(), c.tasks(), c.batchRecords(), c.mode().label, m.round(),
                 m.records(), m.seconds(), m.recordsPerSecond(), m.megabytesPerSecond(), m.cpuSecondsPerMillion(),
                 m.machineBusy(), m.peakHeapBytes() >> 20, m.files(), m.commits(), m.closeStallSeconds(),
                 m.commitMs(), split.task(), split.sink(), split.hdfs(), split.jit(), split.gc(),
                 m.conditions().warmShare(), m.conditions().watchMs(), m.conditions().codec(),
-                m.outside().benchmarkJvmSeconds(), m.outside().metastoreSeconds(), c.format().label);
+                m.outside().benchmarkJvmSeconds(), m.outside().metastoreSeconds(), c.format().label,
+                c.store().label);
     }
 
     /** The runs of a {@code runs.csv} this benchmark wrote, to report again without running. */
@@ -81,9 +83,11 @@ final class E2eReport {
             String formatLabel = f.length > 28 ? f[28] : Format.AVRO.label;
             Format format = Arrays.stream(Format.values()).filter(x -> x.label.equals(formatLabel)).findFirst()
                     .orElseThrow();
+            // and to HDFS, before the store was a column
+            Store store = f.length > 29 ? Store.of(f[29]) : Store.HDFS;
             E2eConfiguration c = new E2eConfiguration(sink, DataSet.valueOf(f[1].toUpperCase(Locale.ROOT)),
                     Input.valueOf(f[2].toUpperCase(Locale.ROOT)), Integer.parseInt(f[3]), Integer.parseInt(f[4]),
-                    mode, format);
+                    mode, format, store);
             long records = Long.parseLong(f[7]);
             double seconds = Double.parseDouble(f[8]);
             double cpu = Double.parseDouble(f[11]) * records / 1e6;
@@ -113,7 +117,7 @@ final class E2eReport {
     void writeSummary(Path csv) throws IOException {
         StringBuilder out = new StringBuilder(SUMMARY_HEADER).append('\n');
         byConfiguration.forEach((c, runs) -> out.append(String.format(Locale.ROOT,
-                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s%n",
+                "%s,%s,%s,%d,%d,%s,%d,%.0f,%.1f,%.2f,%.0f,%.0f,%.3f,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s%n",
                 c.sink().label, c.dataSet(),
                 c.input().label(),
                 c.tasks(), c.batchRecords(), c.mode().label, runs.size(), median(runs, Measurement::recordsPerSecond),
@@ -123,7 +127,7 @@ final class E2eReport {
                 median(runs, Measurement::commitMs), median(runs, m -> m.perMillion(CpuSplit::task)),
                 median(runs, m -> m.perMillion(CpuSplit::sink)), median(runs, m -> m.perMillion(CpuSplit::hdfs)),
                 median(runs, m -> m.perMillion(CpuSplit::jit)), median(runs, m -> m.perMillion(CpuSplit::gc)),
-                median(runs, m -> m.perMillion(CpuSplit::rest)), c.format().label)));
+                median(runs, m -> m.perMillion(CpuSplit::rest)), c.format().label, c.store().label)));
         Files.writeString(csv, out, StandardCharsets.UTF_8);
     }
 
@@ -140,12 +144,12 @@ final class E2eReport {
         StringBuilder out = new StringBuilder();
         out.append("| configuration | median s | records/s | MB/s | worker CPU s per M records | machine busy "
                 + "| peak heap MB | files | commits | put() stalled at closes | close to commit | vs Iceberg "
-                + "| of the ceiling | pipelined vs serial | early vs at close |\n");
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| of the ceiling | pipelined vs serial | early vs at close | S3 vs HDFS |\n");
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         byConfiguration.forEach((c, runs) -> {
             boolean sink = c.sink() != Sink.CONSUMER;
             out.append(String.format(Locale.ROOT,
-                    "| %s | %.2f | %,.0f | %.1f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    "| %s | %.2f | %,.0f | %.1f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                     c.label(),
                     median(runs, Measurement::seconds), median(runs, Measurement::recordsPerSecond),
                     median(runs, Measurement::megabytesPerSecond), median(runs, Measurement::cpuSecondsPerMillion),
@@ -155,14 +159,16 @@ final class E2eReport {
                     sink ? String.format(Locale.ROOT, "%.0f", median(runs, m -> m.files())) : "",
                     sink ? String.format(Locale.ROOT, "%.0f", median(runs, m -> m.commits())) : "",
                     stall(runs), commit(runs), ratio(runs, icebergOf(c)), share(runs, consumerOf(c)),
-                    ratio(runs, sameBut(c, Mode.SERIAL)), ratio(runs, sameBut(c, Mode.AT_CLOSE))));
+                    ratio(runs, sameBut(c, Mode.SERIAL)), ratio(runs, sameBut(c, Mode.AT_CLOSE)),
+                    ratio(runs, onHdfs(c))));
         });
         out.append("\nput() stalled at closes: seconds the tasks stood still while their batches closed, summed over "
                 + "tasks, and that time's share of the tasks' run time (hive-sink's batch-close-stall metric).\n");
         out.append("close to commit: a batch's commit from its close (writing its files, staging, the metastore "
                 + "steps), average over batches (hive-sink's commit-time-ms-avg), median over rounds.\n");
         out.append("Ratios are medians over rounds of (records/s of the row / records/s of the other), both measured "
-                + "in the same round; above 1 is faster. vs Iceberg pairs runs writing the same format.\n");
+                + "in the same round; above 1 is faster. vs Iceberg pairs runs writing the same format to the same "
+                + "store; S3 vs HDFS pairs a run on S3 (S3Proxy) with its twin on HDFS.\n");
         out.append("of the ceiling: the row's records/s as a share of the consumer's (Kafka's ConsumerPerformance "
                 + "reading the same topic, no sink), median over rounds of the same-round shares. The consumer's row "
                 + "gives the CPU of its whole JVM.\n");
@@ -230,7 +236,8 @@ final class E2eReport {
             return null;
         }
         return byConfiguration.keySet().stream().filter(o -> o.sink() == Sink.ICEBERG && o.set() == c.set()
-                && o.tasks() == c.tasks() && o.format() == c.format()).findFirst().orElse(null);
+                && o.tasks() == c.tasks() && o.format() == c.format() && o.store() == c.store()).findFirst()
+                .orElse(null);
     }
 
     private E2eConfiguration consumerOf(E2eConfiguration c) {
@@ -244,7 +251,17 @@ final class E2eReport {
             return null;
         }
         E2eConfiguration other = new E2eConfiguration(c.sink(), c.set(), c.input(), c.tasks(), c.batchRecords(),
-                mode, c.format());
+                mode, c.format(), c.store());
+        return byConfiguration.containsKey(other) ? other : null;
+    }
+
+    /** A configuration on S3's twin on HDFS, if it ran. */
+    private E2eConfiguration onHdfs(E2eConfiguration c) {
+        if (c.store() != Store.S3) {
+            return null;
+        }
+        E2eConfiguration other = new E2eConfiguration(c.sink(), c.set(), c.input(), c.tasks(), c.batchRecords(),
+                c.mode(), c.format(), Store.HDFS);
         return byConfiguration.containsKey(other) ? other : null;
     }
 

@@ -17,6 +17,7 @@ import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
+import io.hivesink.bench.e2e.E2eConfiguration.Store;
 import io.hivesink.bench.e2e.TopicLoader.LoadedTopic;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
@@ -135,7 +136,7 @@ final class E2eRun {
                 new MetastoreSettings(List.of(stack.metastore().uri()), false, "", ""));
                 ConnectWorkerProcess worker = stack.startWorker(ConnectRelease.KAFKA_4_1, name, workerProps, Map.of(),
                         settings.workerHeap(), "INFO")) {
-            FileSystem fs = stack.fileSystem();
+            FileSystem fs = configuration.store() == Store.S3 ? stack.tableFileSystem() : stack.fileSystem();
             if (warm != null) {
                 Deployment priming = deployment(settings, configuration, warm, name + "_warm", metastore, fs);
                 long start = System.nanoTime();
@@ -248,7 +249,11 @@ final class E2eRun {
         Map<String, String> config = new HashMap<>();
         FailoverStack stack = settings.stack();
         config.put("connector.class", "io.hivesink.HiveSinkConnector");
-        config.put("fs.url", stack.hdfsUri());
+        if (configuration.store() == Store.S3) {
+            config.putAll(stack.s3ConnectorSettings()); // fs.url s3a://..., the s3.* keys
+        } else {
+            config.put("fs.url", stack.hdfsUri());
+        }
         config.put("warehouse.dir", warehouse);
         config.put("hive.metastore.uris", settings.sinkMetastoreUri());
         config.put("hive.database", name);

@@ -22,6 +22,7 @@ import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
+import io.hivesink.bench.e2e.E2eConfiguration.Store;
 import io.hivesink.bench.e2e.E2eRun.Measurement;
 import io.hivesink.bench.e2e.TopicLoader.LoadedTopic;
 import io.hivesink.stack.FailoverStack;
@@ -59,6 +60,9 @@ public final class EndToEndBenchmark {
         List<String> sinks = list(options.getOrDefault("sinks", "hive-sink,iceberg,consumer"));
         List<Format> formats = list(options.getOrDefault("formats", "avro,parquet")).stream()
                 .map(s -> Format.valueOf(s.toUpperCase(Locale.ROOT))).toList();
+        // where hive-sink's tables go: s3 adds S3Proxy to the stack (and needs --metastore HIVE_4_0); Iceberg's sink
+        // writes to HDFS whatever this says
+        List<Store> stores = list(options.getOrDefault("stores", "hdfs")).stream().map(Store::of).toList();
         int partitions = Integer.parseInt(options.getOrDefault("partitions", "4"));
         Path root = Path.of(options.getOrDefault("project", Files.isDirectory(Path.of("benchmarks")) ? "." : ".."))
                 .toAbsolutePath().normalize();
@@ -82,8 +86,10 @@ public final class EndToEndBenchmark {
                         for (int t : tasks) {
                             for (int batch : batches) {
                                 for (Mode mode : modes) {
-                                    configurations.add(new E2eConfiguration(Sink.HIVE_SINK, set, input, t, batch,
-                                            mode, format));
+                                    for (Store store : stores) {
+                                        configurations.add(new E2eConfiguration(Sink.HIVE_SINK, set, input, t,
+                                                batch, mode, format, store));
+                                    }
                                 }
                             }
                         }
@@ -150,7 +156,8 @@ public final class EndToEndBenchmark {
         Path runsCsv = out.resolve("runs.csv");
         Files.writeString(runsCsv, E2eReport.RUN_HEADER + "\n", StandardCharsets.UTF_8);
         List<Measurement> measurements = new ArrayList<>();
-        try (FailoverStack stack = FailoverStack.start(work, 1, false, metastoreRelease);
+        try (FailoverStack stack = stores.contains(Store.S3) ? FailoverStack.startOnS3(work, false, metastoreRelease)
+                : FailoverStack.start(work, 1, false, metastoreRelease);
                 RegistryStandIn registry = new RegistryStandIn().start();
                 DelayingProxy delayed = metastoreDelayMs > 0
                         ? DelayingProxy.start(stack.metastore().uri(), metastoreDelayMs) : null) {

@@ -18,6 +18,7 @@ import io.hivesink.bench.e2e.E2eConfiguration.Format;
 import io.hivesink.bench.e2e.E2eConfiguration.Input;
 import io.hivesink.bench.e2e.E2eConfiguration.Mode;
 import io.hivesink.bench.e2e.E2eConfiguration.Sink;
+import io.hivesink.bench.e2e.E2eConfiguration.Store;
 import io.hivesink.bench.e2e.E2eRun.Measurement;
 import io.hivesink.bench.e2e.ThreadCpu.CpuSplit;
 
@@ -87,7 +88,7 @@ class E2eReportTest {
         String pipelinedRow = table.lines().filter(l -> l.startsWith("| " + PIPELINED.label() + " |")).findFirst()
                 .orElseThrow();
         // vs Iceberg: rounds 3.00x and 2.00x; vs serial: 1.20x and 1.00x; vs compressed at close: 1.10x twice
-        assertTrue(pipelinedRow.endsWith("| 500 ms | 2.50x |  | 1.10x | 1.10x |"), pipelinedRow);
+        assertTrue(pipelinedRow.endsWith("| 500 ms | 2.50x |  | 1.10x | 1.10x |  |"), pipelinedRow);
         String serialRow = table.lines().filter(l -> l.startsWith("| " + SERIAL.label() + " |")).findFirst()
                 .orElseThrow();
         assertTrue(serialRow.contains("| 2.8 s (20%) |"), "median stall and median share of the run: " + serialRow);
@@ -108,12 +109,30 @@ class E2eReportTest {
 
         // Parquet against Iceberg's Parquet: 4x and 5x; of the consumer: 50% and 62.5%
         String parquetRow = row(table, parquet);
-        assertTrue(parquetRow.endsWith("| 4.50x | 56% |  |  |"), parquetRow);
+        assertTrue(parquetRow.endsWith("| 4.50x | 56% |  |  |  |"), parquetRow);
         // Avro still against Iceberg's Avro (3x and 2x), and now also against the consumer: 60% and 50%
-        assertTrue(row(table, PIPELINED).endsWith("| 2.50x | 55% | 1.10x | 1.10x |"), row(table, PIPELINED));
-        assertTrue(row(table, consumer).endsWith("|  |  |  |  |  |  |  |  |  |  |"), "the consumer has no files, "
+        assertTrue(row(table, PIPELINED).endsWith("| 2.50x | 55% | 1.10x | 1.10x |  |"), row(table, PIPELINED));
+        assertTrue(row(table, consumer).endsWith("|  |  |  |  |  |  |  |  |  |  |  |"), "the consumer has no files, "
                 + "commits, heap or ratios of its own: " + row(table, consumer));
         assertTrue(parquet.label().contains(" parquet passthrough"), parquet.label());
+    }
+
+    @Test
+    void aRunOnS3IsPairedWithItsTwinOnHdfsAndReadsBackOnS3(@TempDir Path dir) throws IOException {
+        E2eConfiguration onS3 = new E2eConfiguration(Sink.HIVE_SINK, DataSet.STOCKQUOTE, Input.STRUCT, 1, 100_000,
+                Mode.PIPELINED, Format.AVRO, Store.S3);
+        List<Measurement> withS3 = new java.util.ArrayList<>(runs);
+        withS3.addAll(List.of(run(onS3, 1, 20, 0.1, 900), run(onS3, 2, 25, 0.1, 900)));
+        String table = new E2eReport(withS3).table();
+
+        // S3 against HDFS: 10/20 and 20/25 records/s ratios; S3 is not paired with Iceberg, which wrote HDFS
+        assertTrue(row(table, onS3).endsWith("| 900 ms |  |  |  |  | 0.65x |"), row(table, onS3));
+        assertTrue(row(table, PIPELINED).endsWith("| 2.50x |  | 1.10x | 1.10x |  |"), row(table, PIPELINED));
+        assertTrue(onS3.label().endsWith(", on S3"), onS3.label());
+        Path csv = Files.writeString(dir.resolve("runs.csv"), E2eReport.RUN_HEADER + "\n"
+                + E2eReport.runRow(withS3.get(withS3.size() - 1)) + "\n");
+        assertEquals(onS3, E2eReport.readRuns(csv).get(0).configuration());
+        assertEquals(PIPELINED, readBack(dir, runs.get(0), "store").configuration(), "a CSV from before: HDFS");
     }
 
     @Test
