@@ -124,7 +124,7 @@ public final class S3CommitBenchmark {
             staging.move(move[0], move[1]);
         }
         long moveMs = (System.nanoTime() - moveStart) / 1_000_000;
-        Map<String, Long> requests = delta(before, s3.requestsByOperation());
+        Map<String, Long> requests = s3.requestsSince(before);
         for (org.apache.hadoop.fs.Path[] move : moves) {
             fs.delete(move[1], false); // the store's disk holds one batch at a time
         }
@@ -140,17 +140,6 @@ public final class S3CommitBenchmark {
             left -= n;
         }
         return bytes;
-    }
-
-    private static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
-        Map<String, Long> delta = new TreeMap<>();
-        after.forEach((operation, count) -> {
-            long d = count - before.getOrDefault(operation, 0L);
-            if (d != 0) {
-                delta.put(operation, d);
-            }
-        });
-        return delta;
     }
 
     private static String perFile(Run run) {

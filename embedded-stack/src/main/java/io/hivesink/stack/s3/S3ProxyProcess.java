@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -167,6 +168,18 @@ public final class S3ProxyProcess implements AutoCloseable {
         Map<String, Long> counts = new HashMap<>(servedBefore);
         servedSinceStart().forEach((operation, n) -> counts.merge(operation, n, Long::sum));
         return counts;
+    }
+
+    /** The requests served since {@code before} was read from {@link #requestsByOperation}, those of 0 left out. */
+    public Map<String, Long> requestsSince(Map<String, Long> before) throws IOException {
+        Map<String, Long> since = new TreeMap<>();
+        requestsByOperation().forEach((operation, n) -> {
+            long served = n - before.getOrDefault(operation, 0L);
+            if (served != 0) {
+                since.put(operation, served);
+            }
+        });
+        return since;
     }
 
     /** What the running process served: S3Proxy's metrics start over with each process. */

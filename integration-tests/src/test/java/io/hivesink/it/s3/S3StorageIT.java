@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -98,7 +97,7 @@ class S3StorageIT {
 
             Map<String, Long> before = s3.requestsByOperation();
             assertTrue(staging.move(staged, target));
-            Map<String, Long> commit = delta(before, s3.requestsByOperation());
+            Map<String, Long> commit = s3.requestsSince(before);
             System.out.println("S3StorageIT: requests to move a 20 MiB file: " + commit);
             assertEquals(0, commit.getOrDefault("CopyObject", 0L) + commit.getOrDefault("UploadPartCopy", 0L),
                     "nothing copied: " + commit);
@@ -215,17 +214,6 @@ class S3StorageIT {
         byte[] bytes = new byte[n];
         new Random(n).nextBytes(bytes);
         return bytes;
-    }
-
-    private static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
-        Map<String, Long> delta = new TreeMap<>();
-        after.forEach((operation, count) -> {
-            long d = count - before.getOrDefault(operation, 0L);
-            if (d != 0) {
-                delta.put(operation, d);
-            }
-        });
-        return delta;
     }
 
     @Test
