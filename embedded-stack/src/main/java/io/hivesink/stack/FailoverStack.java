@@ -95,6 +95,12 @@ public final class FailoverStack implements AutoCloseable {
      * hadoop-aws, without which a metastore refuses an {@code s3a://} location.
      */
     public static FailoverStack startOnS3(Path workDir, boolean withHive, MetastoreRelease release) throws Exception {
+        return startOnS3(workDir, withHive, release, Map.of());
+    }
+
+    /** As above, with the metastore's own settings ({@link MetastoreProcess#FULL_SCHEMA}, say) added. */
+    public static FailoverStack startOnS3(Path workDir, boolean withHive, MetastoreRelease release,
+            Map<String, String> metastoreSettings) throws Exception {
         if (release != MetastoreRelease.HIVE_4_0) {
             throw new IllegalArgumentException("Tables on S3 need metastore 4.0 (HIVE_4_0), not " + release
                     + ": the 2.3 and 3.1 metastore children have no hadoop-aws to take s3a:// locations");
@@ -104,7 +110,9 @@ public final class FailoverStack implements AutoCloseable {
         S3ProxyProcess s3 = S3ProxyProcess.start(workDir.resolve("s3proxy"));
         try {
             s3.createBucket(S3_BUCKET);
-            return start(workDir, 1, withHive, release, s3.s3aSettings(), s3);
+            Map<String, String> metastoreConf = new HashMap<>(s3.s3aSettings());
+            metastoreConf.putAll(metastoreSettings);
+            return start(workDir, 1, withHive, release, metastoreConf, s3);
         } catch (Exception | Error e) {
             s3.close();
             throw e;

@@ -346,9 +346,20 @@ class ExactlyOnceIT {
 
     /** Reads every row of the topics' tables and compares each, value by value, with the reading produced. */
     void assertEveryReadingAsProduced(List<String> topics) throws Exception {
-        for (String topic : topics) {
-            List<List<String>> rows = new ArrayList<>(stack.hive().query("select seq, region, value from "
-                    + DATABASE + "." + topic.replace('.', '_')));
+        checkEveryReadingAsProduced(topics, query(everyReadingQueries(topics).toArray(String[]::new)));
+    }
+
+    /** Every row of each topic's table, one statement per topic. */
+    List<String> everyReadingQueries(List<String> topics) {
+        return topics.stream().map(topic -> "select seq, region, value from " + DATABASE + "."
+                + topic.replace('.', '_')).toList();
+    }
+
+    /** Checks the results of {@link #everyReadingQueries}: each table's rows are the readings produced, in full. */
+    void checkEveryReadingAsProduced(List<String> topics, List<List<List<String>>> results) {
+        for (int t = 0; t < topics.size(); t++) {
+            String topic = topics.get(t);
+            List<List<String>> rows = new ArrayList<>(results.get(t));
             rows.sort(Comparator.comparingLong(row -> Long.parseLong(row.get(0))));
             assertEquals(produced.get(topic).longValue(), rows.size(), "rows of " + topic);
             for (int seq = 0; seq < rows.size(); seq++) {

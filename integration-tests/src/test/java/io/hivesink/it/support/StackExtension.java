@@ -1,6 +1,7 @@
 package io.hivesink.it.support;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -9,6 +10,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.hive.MetastoreProcess;
+import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * Gives a test class the stack it asks for: a parameter of type {@link EmbeddedStack} (broker, Connect cluster,
@@ -39,7 +42,7 @@ public final class StackExtension implements ParameterResolver {
         DataNodes dataNodes = classContext.getRequiredTestClass().getAnnotation(DataNodes.class);
         int count = dataNodes == null ? 1 : dataNodes.value();
         OnMetastore release = classContext.getRequiredTestClass().getAnnotation(OnMetastore.class);
-        boolean onS3 = classContext.getRequiredTestClass().isAnnotationPresent(OnS3.class);
+        OnS3 onS3 = classContext.getRequiredTestClass().getAnnotation(OnS3.class);
         return classContext.getStore(NAMESPACE)
                 .getOrComputeIfAbsent(type, t -> new Running(start(type, workDir, count, release, onS3)),
                         Running.class)
@@ -47,13 +50,14 @@ public final class StackExtension implements ParameterResolver {
     }
 
     private static AutoCloseable start(Class<?> type, Path workDir, int dataNodes, OnMetastore release,
-            boolean onS3) {
+            OnS3 onS3) {
         try {
             if (type == EmbeddedStack.class) {
                 return EmbeddedStack.start(workDir);
             }
-            if (onS3) {
-                return FailoverStack.startOnS3(workDir);
+            if (onS3 != null) {
+                return FailoverStack.startOnS3(workDir, true, MetastoreRelease.HIVE_4_0, onS3.lockTables()
+                        ? Map.of(MetastoreProcess.FULL_SCHEMA, "true") : Map.of());
             }
             return release == null ? FailoverStack.start(workDir, dataNodes)
                     : FailoverStack.start(workDir, dataNodes, false, release.value());
