@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -67,6 +68,8 @@ public final class ExactlyOnceCommitter {
     private final BatchFinisher finisher;
     private final OwnState own;
     private final AssignmentClaims claims;
+    /** Batches done or given up whose staging directory is still to be removed ({@link #clean}). */
+    private final Set<String> leftStaged = ConcurrentHashMap.newKeySet();
 
     /**
      * @param writers the file writer of each table
@@ -317,12 +320,31 @@ public final class ExactlyOnceCommitter {
                 staging.stagedPath(batchId, table.name(), partitionPath, fileName), new Path(targetDir, fileName));
     }
 
-    /** The staging directory of the batch goes; a failure to remove it is left to the next recovery. */
+    /**
+     * The staging directory of the batch goes. One the store would not let go (away at that moment) is kept to try
+     * again: after the next batch whose own directory goes (the store is back), and at the next claim's recovery, so
+     * that a task that runs on without a rebalance does not keep it for good.
+     */
     private void clean(String batchId) {
+        if (!discarded(batchId)) {
+            leftStaged.add(batchId);
+            return; // the store is away: the earlier ones wait too
+        }
+        for (String id : List.copyOf(leftStaged)) {
+            if (discarded(id)) {
+                leftStaged.remove(id);
+            }
+        }
+    }
+
+    private boolean discarded(String batchId) {
         try {
             staging.discard(batchId);
+            return true;
         } catch (IOException e) {
-            log.warn("Could not remove the staging directory of batch {}; the next recovery will", batchId, e);
+            log.warn("Could not remove the staging directory of batch {}; it is tried again after a later batch and "
+                    + "at the next recovery", batchId, e);
+            return false;
         }
     }
 }

@@ -177,9 +177,11 @@ public final class StagingArea {
 
     /** Removes what is left of a batch's staging directory. */
     public void discard(String batchId) throws IOException {
-        if (mover.abandon(batchDir(batchId))) {
-            fs.delete(batchDir(batchId), true);
+        if (!mover.abandon(batchDir(batchId))) {
+            throw new IOException("Some staged files of batch " + batchId + " could not be given up (their uploads "
+                    + "aborted); its staging directory is kept, to try again");
         }
+        fs.delete(batchDir(batchId), true);
     }
 
     /**

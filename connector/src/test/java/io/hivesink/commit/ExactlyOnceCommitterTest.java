@@ -22,6 +22,7 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FilterFileSystem;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.common.TopicPartition;
@@ -94,6 +95,39 @@ class ExactlyOnceCommitterTest {
         Partition marker = metastore.getPartition("db", "hive_sink_ledger", List.of(summary.batchId())).orElseThrow();
         assertEquals(Map.of(EVENTS_0, 6L, EVENTS_1, 6L, ORDERS_0, 6L),
                 Ledger.markedOffsetsOf(marker));
+    }
+
+    @Test
+    void aStagingDirectoryTheStoreWouldNotRemoveGoesAfterTheNextBatch() throws Exception {
+        AtomicBoolean storeAway = new AtomicBoolean();
+        FileSystem store = new FilterFileSystem(localFileSystem()) {
+            @Override
+            public String getScheme() {
+                return "file";
+            }
+
+            @Override
+            public boolean delete(org.apache.hadoop.fs.Path path, boolean recursive) throws IOException {
+                if (storeAway.get() && recursive) { // a batch's staging directory
+                    throw new java.net.ConnectException("Connection refused");
+                }
+                return super.delete(path, recursive);
+            }
+        };
+        Task task = new Task(new InMemoryMetastore(), 0, FaultInjector.NONE, false, store);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(ALL);
+        task.feed(ALL, 0, 4);
+        storeAway.set(true);
+        task.commit(); // lands; the store goes away as its staging directory is removed
+        assertTrue(!stagedFiles().isEmpty(), "its manifest is left");
+        storeAway.set(false);
+
+        task.feed(ALL, 4, 6);
+        task.commit();
+
+        assertTrue(stagedFiles().isEmpty(), "the next batch's clean removes it, with no rebalance to recover it: "
+                + stagedFiles());
     }
 
     /** Every step, with tables of each file format. */
@@ -718,6 +752,14 @@ class ExactlyOnceCommitterTest {
 
     private static final AtomicLong INSTANCES = new AtomicLong();
 
+    private static FileSystem localFileSystem() {
+        try {
+            return FileSystem.getLocal(new Configuration());
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** One task instance: its buffer and committer, on the shared directory and metastore. */
     private final class Task {
         final BatchBuffer buffer;
@@ -728,12 +770,11 @@ class ExactlyOnceCommitterTest {
         }
 
         Task(InMemoryMetastore metastore, int taskId, FaultInjector faults, boolean rejectBadRecords) {
-            FileSystem fs;
-            try {
-                fs = FileSystem.getLocal(new Configuration());
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
+            this(metastore, taskId, faults, rejectBadRecords, localFileSystem());
+        }
+
+        Task(InMemoryMetastore metastore, int taskId, FaultInjector faults, boolean rejectBadRecords,
+                FileSystem fs) {
             Map<String, String> props = new HashMap<>();
             props.put("name", "conn");
             props.put("hive-sink.task.id", Integer.toString(taskId));
