@@ -244,9 +244,7 @@ public final class FailoverStack implements AutoCloseable {
         if (s3 == null) {
             throw new IllegalStateException("this stack has no S3 store: start it with startOnS3");
         }
-        return Map.of("fs.url", "s3a://" + S3_BUCKET, "s3.endpoint", s3.endpoint(), "s3.region", S3ProxyProcess.REGION,
-                "s3.path.style.access", "true", "s3.access.key", S3ProxyProcess.ACCESS_KEY, "s3.secret.key",
-                S3ProxyProcess.SECRET_KEY);
+        return s3.connectorSettings(S3_BUCKET);
     }
 
     public Map<String, String> connectorConfig(String name, String database) {

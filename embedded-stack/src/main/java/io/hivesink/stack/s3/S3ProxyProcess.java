@@ -125,6 +125,12 @@ public final class S3ProxyProcess implements AutoCloseable {
                 "fs.s3a.endpoint.region", REGION, "fs.s3a.access.key", ACCESS_KEY, "fs.s3a.secret.key", SECRET_KEY);
     }
 
+    /** The connector's settings that reach {@code bucket} here: {@code fs.url} and the {@code s3.*} keys. */
+    public Map<String, String> connectorSettings(String bucket) {
+        return Map.of("fs.url", "s3a://" + bucket, "s3.endpoint", endpoint(), "s3.region", REGION,
+                "s3.path.style.access", "true", "s3.access.key", ACCESS_KEY, "s3.secret.key", SECRET_KEY);
+    }
+
     /** The directory holding its objects. */
     public Path dataDir() {
         return dir.resolve("data");

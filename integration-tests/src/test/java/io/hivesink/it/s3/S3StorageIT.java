@@ -63,11 +63,7 @@ class S3StorageIT {
         props.put("connector.class", "io.hivesink.HiveSinkConnector");
         props.put("topics", "t");
         props.put("hive.metastore.uris", "thrift://localhost:9083");
-        props.put("fs.url", "s3a://" + bucket);
-        props.put("s3.endpoint", s3.endpoint());
-        props.put("s3.region", S3ProxyProcess.REGION);
-        props.put("s3.path.style.access", "true");
-        props.put("s3.access.key", S3ProxyProcess.ACCESS_KEY);
+        props.putAll(s3.connectorSettings(bucket));
         props.put("s3.secret.key", secret);
         return props;
     }
@@ -88,10 +84,7 @@ class S3StorageIT {
             byte[] content = randomBytes(20 << 20); // three parts of at most 8 MiB
             org.apache.hadoop.fs.Path staged = staging.stagedPath("b1", "events", "region=eu", "f.avro");
             org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/region=eu/f.avro");
-            assertEquals(content.length, staging.write(staged, target, out -> {
-                out.write(content);
-                return content.length;
-            }));
+            assertEquals(content.length, stage(staging, staged, target, content));
             assertFalse(fs.exists(target), "an uncompleted upload is invisible");
             assertEquals(1, openUploads(fs), "one upload, open");
 
@@ -117,10 +110,7 @@ class S3StorageIT {
             byte[] content = randomBytes(100_000);
             org.apache.hadoop.fs.Path staged = staging.stagedPath("b2", "events", "", "f.avro");
             org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/f-b2.avro");
-            staging.write(staged, target, out -> {
-                out.write(content);
-                return content.length;
-            });
+            stage(staging, staged, target, content);
             byte[] record;
             try (var in = fs.open(staged)) {
                 record = in.readAllBytes();
@@ -143,10 +133,7 @@ class S3StorageIT {
             org.apache.hadoop.fs.Path staged = staging.stagedPath("b5", "events", "", "f.avro");
             org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/b5.avro");
             for (int attempt = 0; attempt < 2; attempt++) {
-                staging.write(staged, target, out -> {
-                    out.write(2);
-                    return 1;
-                });
+                stage(staging, staged, target, new byte[] {2});
             }
             assertEquals(1, openUploads(fs), "the first try's upload is aborted");
             staging.discard("b5");
@@ -160,10 +147,7 @@ class S3StorageIT {
             StagingArea staging = staging(fs, "lost");
             org.apache.hadoop.fs.Path staged = staging.stagedPath("b6", "events", "", "f.avro");
             org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/events/b6.avro");
-            staging.write(staged, target, out -> {
-                out.write(3);
-                return 1;
-            });
+            stage(staging, staged, target, new byte[] {3});
             var client = ((S3AFileSystem) fs).getS3AInternals().getAmazonS3Client("abort as a lifecycle rule does");
             for (var upload : client.listMultipartUploads(b -> b.bucket(BUCKET)).uploads()) {
                 client.abortMultipartUpload(b -> b.bucket(BUCKET).key(upload.key()).uploadId(upload.uploadId()));
@@ -180,11 +164,9 @@ class S3StorageIT {
             StagingArea staging = staging(fs, "abandoned");
             for (String batch : List.of("b3", "b4")) {
                 for (int n = 0; n < 2; n++) {
-                    staging.write(staging.stagedPath(batch, "events", "", "f" + n + ".avro"),
-                            new org.apache.hadoop.fs.Path("/warehouse/events/" + batch + "-" + n + ".avro"), out -> {
-                                out.write(1);
-                                return 1;
-                            });
+                    stage(staging, staging.stagedPath(batch, "events", "", "f" + n + ".avro"),
+                            new org.apache.hadoop.fs.Path("/warehouse/events/" + batch + "-" + n + ".avro"),
+                            new byte[] {1});
                 }
             }
             assertEquals(4, openUploads(fs));
@@ -208,6 +190,15 @@ class S3StorageIT {
     private static int openUploads(FileSystem fs) {
         return ((S3AFileSystem) fs).getS3AInternals().getAmazonS3Client("count the open uploads")
                 .listMultipartUploads(b -> b.bucket(BUCKET)).uploads().size();
+    }
+
+    /** Stages {@code content} bound for {@code target}, returning the bytes the staging area says it wrote. */
+    private static long stage(StagingArea staging, org.apache.hadoop.fs.Path staged, org.apache.hadoop.fs.Path target,
+            byte[] content) throws IOException {
+        return staging.write(staged, target, out -> {
+            out.write(content);
+            return content.length;
+        });
     }
 
     private static byte[] randomBytes(int n) {
