@@ -91,19 +91,21 @@ public final class FailoverStack implements AutoCloseable {
     }
 
     /**
-     * As {@link #startOnS3(Path)}, with or without HiveServer2. The metastore must be 4.0: only its child has
-     * hadoop-aws, without which a metastore refuses an {@code s3a://} location.
+     * As {@link #startOnS3(Path)}, with or without HiveServer2. The metastore must be 4.0 or 3.1: only their children
+     * have hadoop-aws, without which a metastore refuses an {@code s3a://} location. 4.0 runs on DataNucleus's schema
+     * (where it compares and sets), 3.1 on its release's full schema (where it takes locks), as {@link #start} runs it.
      */
     public static FailoverStack startOnS3(Path workDir, boolean withHive, MetastoreRelease release) throws Exception {
-        return startOnS3(workDir, withHive, release, Map.of());
+        return startOnS3(workDir, withHive, release, release == MetastoreRelease.HIVE_4_0 ? Map.of()
+                : Map.of(MetastoreProcess.FULL_SCHEMA, "true"));
     }
 
     /** As above, with the metastore's own settings ({@link MetastoreProcess#FULL_SCHEMA}, say) added. */
     public static FailoverStack startOnS3(Path workDir, boolean withHive, MetastoreRelease release,
             Map<String, String> metastoreSettings) throws Exception {
-        if (release != MetastoreRelease.HIVE_4_0) {
-            throw new IllegalArgumentException("Tables on S3 need metastore 4.0 (HIVE_4_0), not " + release
-                    + ": the 2.3 and 3.1 metastore children have no hadoop-aws to take s3a:// locations");
+        if (release == MetastoreRelease.HIVE_2_3) {
+            throw new IllegalArgumentException("Tables on S3 need metastore 4.0 or 3.1, not " + release
+                    + ": the 2.3 metastore child has no hadoop-aws to take s3a:// locations");
         }
         EmbeddedStack.deleteRecursively(workDir);
         Files.createDirectories(workDir);

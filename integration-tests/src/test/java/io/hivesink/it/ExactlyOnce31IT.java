@@ -1,10 +1,7 @@
 package io.hivesink.it;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-
-import org.junit.jupiter.api.AfterAll;
 
 import io.hivesink.it.support.OnMetastore;
 import io.hivesink.stack.hive.MetastoreRelease;
@@ -25,47 +22,9 @@ class ExactlyOnce31IT extends ExactlyOnceIT {
         return true;
     }
 
-    private final List<Checked> checks = new ArrayList<>();
-    /** The topics whose every row is compared with what was produced, after the last test. */
-    private final List<List<String>> readValueByValue = new ArrayList<>();
-
-    /** A test's connector and topics, checked after the last test. */
-    private record Checked(String connector, List<String> topics) {
-    }
-
     @Override
-    void assertExactlyOnce(String connector, List<String> topics) {
-        checks.add(new Checked(connector, topics));
-    }
-
-    @Override
-    void assertEveryReadingAsProduced(List<String> topics) {
-        readValueByValue.add(topics);
-    }
-
-    @AfterAll
-    void everyRecordOnceThroughSpark() throws Exception {
-        List<String> statements = new ArrayList<>();
-        for (Checked check : checks) {
-            statements.addAll(exactlyOnceQueries(check.connector(), check.topics()));
-        }
-        for (List<String> topics : readValueByValue) {
-            statements.addAll(everyReadingQueries(topics));
-        }
-        if (statements.isEmpty()) {
-            return;
-        }
-        List<List<List<String>>> results = query(statements.toArray(String[]::new));
-        for (int i = 0; i < checks.size(); i++) {
-            checkExactlyOnce(checks.get(i).topics(), results.subList(2 * i, 2 * i + 2));
-        }
-        int next = 2 * checks.size();
-        for (List<String> topics : readValueByValue) {
-            checkEveryReadingAsProduced(topics, results.subList(next, next + topics.size()));
-            next += topics.size();
-        }
-        System.out.println("ExactlyOnce31IT: each record once through Spark, for " + checks.size() + " tests; "
-                + "every row value by value, for " + readValueByValue.size() + " tests");
+    boolean readsAfterTheLastTest() {
+        return true;
     }
 
     @Override

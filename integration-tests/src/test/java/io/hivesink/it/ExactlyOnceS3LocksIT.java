@@ -1,23 +1,35 @@
 package io.hivesink.it;
 
+import java.nio.file.Path;
+import java.util.List;
+
 import io.hivesink.it.support.OnS3;
+import io.hivesink.stack.hive.MetastoreRelease;
+import io.hivesink.stack.spark.SparkSql;
 
 /**
- * {@link ExactlyOnceS3IT}'s store outage with the tasks fencing by metastore locks, as on Hive 3.1: the metastore
- * (4.0.1) on its full schema, where it cannot compare and set on Derby. The store's outage meets the locks' lifecycle
- * (a lock taken around each state read and write, none held across a request to the store). The kill at every step
- * runs with locks on HDFS ({@link ExactlyOnce31IT}) and with compare-and-set on S3 ({@link ExactlyOnceS3IT}).
+ * {@link ExactlyOnceS3IT}'s faults with the tables on S3 and a stock Hive metastore 3.1.3 on its own Derby schema,
+ * which fences by locks: the worker killed at every step and the store's outage meet the locks' lifecycle (a lock
+ * taken around each state read and write, none held across a request to the store). Read by Spark 4.0.1 through the
+ * Hive 3.1.3 client over {@code s3a://}, once after the last test (see {@link ExactlyOnce31IT}).
  */
-@OnS3(lockTables = true)
+@OnS3(MetastoreRelease.HIVE_3_1)
 class ExactlyOnceS3LocksIT extends ExactlyOnceS3IT {
-
-    @Override
-    boolean killsAtEveryStep() {
-        return false;
-    }
 
     @Override
     String fencing() {
         return "locks";
+    }
+
+    @Override
+    boolean readsAfterTheLastTest() {
+        return true;
+    }
+
+    @Override
+    List<List<List<String>>> query(String... statements) throws Exception {
+        return new SparkSql(stack.metastore().uri(), MetastoreRelease.HIVE_3_1,
+                Path.of("target", "it-stack", getClass().getSimpleName(), "spark"))
+                .onS3(stack.s3().s3aSettings()).query(statements);
     }
 }

@@ -52,6 +52,11 @@ public final class ChildClasspath {
         return locate("s3proxy-child", null);
     }
 
+    /** S3A and the AWS SDK's S3 modules, for Spark's driver to read {@code s3a://} ({@code spark-s3a}: jars only). */
+    public static ChildClasspath sparkS3a() {
+        return locate("spark-s3a", null);
+    }
+
     private static ChildClasspath locate(String module, String requiredClasses) {
         String property = "hivesink." + propertyName(module) + "Dir";
         Path moduleDir = findModuleDir(module, property);

@@ -10,8 +10,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import io.hivesink.stack.ProcessLock;
+import io.hivesink.stack.child.ChildClasspath;
 import io.hivesink.stack.hive.MetastoreRelease;
 import io.hivesink.stack.python.PythonVenv;
 
@@ -19,7 +21,7 @@ import io.hivesink.stack.python.PythonVenv;
  * Spark SQL (pyspark from PyPI, local mode, in its own process) reading tables through a Hive metastore, with the
  * metastore client Spark pairs with that release: its built-in Hive 2.3.10 client for 2.3, the Hive client of the
  * release fetched by Spark from Maven Central for 3.1 and 4.0 (once: about 480 MB for 3.1.3, kept in Spark's Ivy
- * cache, {@code ~/.ivy2.5.2}).
+ * cache, {@code ~/.ivy2.5.2}). Tables at {@code s3a://} take {@link #onS3}: S3A on the driver's classpath.
  */
 public final class SparkSql {
 
@@ -29,11 +31,29 @@ public final class SparkSql {
     private final String metastoreUri;
     private final MetastoreRelease release;
     private final Path workDir;
+    /** Spark settings on top of the script's own, as {@code spark.*} keys. */
+    private final Map<String, String> settings;
 
     public SparkSql(String metastoreUri, MetastoreRelease release, Path workDir) {
+        this(metastoreUri, release, workDir, Map.of());
+    }
+
+    private SparkSql(String metastoreUri, MetastoreRelease release, Path workDir, Map<String, String> settings) {
         this.metastoreUri = metastoreUri;
         this.release = release;
         this.workDir = workDir.toAbsolutePath();
+        this.settings = settings;
+    }
+
+    /**
+     * This reader with S3A ({@code spark-s3a}'s jars, of the Hadoop release inside Spark) on the driver's classpath
+     * and the given {@code fs.s3a.*} settings, so that it reads tables whose locations are {@code s3a://}.
+     */
+    public SparkSql onS3(Map<String, String> s3aSettings) {
+        Map<String, String> withS3 = new TreeMap<>(settings);
+        withS3.put("spark.driver.extraClassPath", ChildClasspath.sparkS3a().classpath());
+        s3aSettings.forEach((key, value) -> withS3.put("spark.hadoop." + key, value));
+        return new SparkSql(metastoreUri, release, workDir, withS3);
     }
 
     /** Runs the statements in one Spark session; per statement, its rows (values as text, SQL NULL as null). */
@@ -48,9 +68,13 @@ public final class SparkSql {
         }
         Path resultFile = workDir.resolve("result.tsv");
         Files.deleteIfExists(resultFile);
+        Path settingsFile = workDir.resolve("spark-settings.txt");
+        StringBuilder lines = new StringBuilder();
+        settings.forEach((key, value) -> lines.append(key).append('=').append(value).append('\n'));
+        Files.writeString(settingsFile, lines);
         List<String> command = new ArrayList<>(List.of(VENV.python().toString(), script.toString(), metastoreUri,
                 release.version(), release == MetastoreRelease.HIVE_2_3 ? "builtin" : "maven", workDir.toString(),
-                resultFile.toString()));
+                resultFile.toString(), settingsFile.toString()));
         command.addAll(Arrays.asList(statements));
         // one Spark at a time on the machine: two fetching a Hive client into Ivy's cache at once can corrupt it
         String output = ProcessLock.holding(Path.of("target", "spark.lock"), () -> PythonVenv.run(command,

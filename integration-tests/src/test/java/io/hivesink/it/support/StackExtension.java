@@ -1,7 +1,6 @@
 package io.hivesink.it.support;
 
 import java.nio.file.Path;
-import java.util.Map;
 
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -10,7 +9,6 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
-import io.hivesink.stack.hive.MetastoreProcess;
 import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
@@ -19,7 +17,7 @@ import io.hivesink.stack.hive.MetastoreRelease;
  * workers as child JVMs), in a {@code @BeforeAll} or test method. The stack is started once per class, the first time
  * it is asked for, in {@code target/it-stack/<class>}, and stopped when the class is done, whatever happened. A class
  * annotated {@link DataNodes} gets that many HDFS DataNodes in its FailoverStack (one otherwise), one annotated
- * {@link OnMetastore} that metastore release.
+ * {@link OnMetastore} that metastore release, one annotated {@link OnS3} its tables on S3.
  */
 public final class StackExtension implements ParameterResolver {
 
@@ -56,8 +54,7 @@ public final class StackExtension implements ParameterResolver {
                 return EmbeddedStack.start(workDir);
             }
             if (onS3 != null) {
-                return FailoverStack.startOnS3(workDir, true, MetastoreRelease.HIVE_4_0, onS3.lockTables()
-                        ? Map.of(MetastoreProcess.FULL_SCHEMA, "true") : Map.of());
+                return FailoverStack.startOnS3(workDir, onS3.value() == MetastoreRelease.HIVE_4_0, onS3.value());
             }
             return release == null ? FailoverStack.start(workDir, dataNodes)
                     : FailoverStack.start(workDir, dataNodes, false, release.value());
