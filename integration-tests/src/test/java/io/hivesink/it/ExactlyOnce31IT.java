@@ -23,6 +23,11 @@ class ExactlyOnce31IT extends ExactlyOnceIT {
     }
 
     @Override
+    String fencing() {
+        return "locks";
+    }
+
+    @Override
     boolean readsAfterTheLastTest() {
         return true;
     }

@@ -87,6 +87,14 @@ class ExactlyOnceIT {
         return false;
     }
 
+    /**
+     * How the tasks fence, as they log it: by compare-and-set on 4.0.1 on DataNucleus's schema; by locks on 3.1.3,
+     * which ignores compare-and-set.
+     */
+    String fencing() {
+        return "compare-and-set";
+    }
+
     @Test
     void aWorkerKilledAtEveryStepOfTheCommitLosesAndDuplicatesNothing() throws Exception {
         Assumptions.assumeTrue(killsAtEveryStep(), "run by ExactlyOnceS3IT, ExactlyOnceS3LocksIT and ExactlyOnce31IT");
@@ -108,6 +116,8 @@ class ExactlyOnceIT {
             survivor.rest().putConnector(connector, config);
             produce(topics, 300);
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            assertTrue(survivor.logLines().stream().anyMatch(l -> l.contains("Fencing by metastore " + fencing())),
+                    "the tasks fenced by " + fencing());
         }
         System.out.println("Crashes: " + crashes);
         assertExactlyOnce(connector, topics);

@@ -37,11 +37,6 @@ class ExactlyOnceS3IT extends ExactlyOnceIT {
         return true;
     }
 
-    /** How the tasks fence, as they log it: compare-and-set on this metastore (4.0.1 on DataNucleus's schema). */
-    String fencing() {
-        return "compare-and-set";
-    }
-
     @Override
     void aSecondWorkerJoiningAndLeavingMidStreamLosesAndDuplicatesNothing() {
         // the store plays no part in a rebalance: HDFS only

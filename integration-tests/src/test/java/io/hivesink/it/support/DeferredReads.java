@@ -30,22 +30,44 @@ public final class DeferredReads {
 
     /** Keeps {@code reads} for {@link #run}, with the check of their results. */
     public synchronized void add(List<String> reads, Check check) {
+        if (reads.isEmpty()) {
+            throw new IllegalArgumentException("a deferred check needs at least one statement");
+        }
         pending.add(new Pending(statements.size(), statements.size() + reads.size(), check));
         statements.addAll(reads);
     }
 
-    /** Runs every statement kept in one query, then each check; the number of checks run. */
+    /**
+     * Runs every statement kept in one query, then each check, all of them even when one fails: the first failure is
+     * thrown with the others suppressed in it, each naming the check by its first statement.
+     *
+     * @return the number of checks run
+     */
     public synchronized int run(Engine engine) throws Exception {
         if (pending.isEmpty()) {
             return 0;
         }
         List<List<List<String>>> results = engine.query(statements.toArray(String[]::new));
+        AssertionError failed = null;
         for (Pending read : pending) {
-            read.check().check(results.subList(read.from(), read.to()));
+            try {
+                read.check().check(results.subList(read.from(), read.to()));
+            } catch (Exception | AssertionError e) {
+                AssertionError named = new AssertionError("the check of [" + statements.get(read.from()) + "]: "
+                        + e.getMessage(), e);
+                if (failed == null) {
+                    failed = named;
+                } else {
+                    failed.addSuppressed(named);
+                }
+            }
         }
         int checked = pending.size();
         pending.clear();
         statements.clear();
+        if (failed != null) {
+            throw failed;
+        }
         return checked;
     }
 }
