@@ -28,6 +28,16 @@ import io.hivesink.stack.child.ChildClasspath;
  */
 public final class ConnectWorkerProcess implements AutoCloseable {
 
+    /**
+     * JVM options every worker of this JVM gets, from the system property {@value #SUITE_JVM_OPTIONS_PROPERTY}
+     * (space-separated). The integration tests set C1-only compilation there: their workers live seconds, and C2's
+     * compiler threads then took a quarter of the machine's CPU over a crash test (120 CPU-seconds with C1 against
+     * 165-185 without); the benchmarks leave it unset, since they measure the worker's steady pace.
+     */
+    public static final String SUITE_JVM_OPTIONS_PROPERTY = "hivesink.worker.jvmOptions";
+    private static final List<String> SUITE_JVM_OPTIONS = List.of(System.getProperty(SUITE_JVM_OPTIONS_PROPERTY, "")
+            .trim().split("\\s+")).stream().filter(option -> !option.isEmpty()).toList();
+
     private final String name;
     private final Process process;
     private final Path workDir;
@@ -104,7 +114,11 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         props.put("offset.flush.interval.ms", "2000");
         // a dead worker's tasks move after seconds, not the default five minutes (see shared/STACK.md)
         props.put("scheduled.rebalance.max.delay.ms", "5000");
-        props.put("consumer.session.timeout.ms", "10000");
+        // a halted worker and its tasks' consumers leave their groups after 6 s (the broker's least), not 10 s and
+        // 45 s: the crash tests replace a halted worker two dozen times
+        props.put("session.timeout.ms", "6000");
+        props.put("heartbeat.interval.ms", "1000");
+        props.put("consumer.session.timeout.ms", "6000");
         props.put("consumer.heartbeat.interval.ms", "1000");
         props.putAll(extraProps);
         Path propsFile = workDir.resolve("worker.properties");
@@ -117,6 +131,7 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx768m");
+        command.addAll(SUITE_JVM_OPTIONS);
         command.add("-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
         // JMX on a local port, as an operator's agent would read the worker's metrics (see jmx())
         int jmxPort = freePort();
