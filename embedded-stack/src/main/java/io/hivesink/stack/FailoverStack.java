@@ -24,6 +24,7 @@ import io.hivesink.stack.hive.HiveSql;
 import io.hivesink.stack.hive.MetastoreProcess;
 import io.hivesink.stack.hive.MetastoreRelease;
 import io.hivesink.stack.s3.S3ProxyProcess;
+import io.hivesink.stack.spark.SparkSql;
 
 /**
  * The stack for crash and failover tests: a KRaft broker and a MiniDFSCluster in this JVM, the metastore and
@@ -225,6 +226,15 @@ public final class FailoverStack implements AutoCloseable {
     /** HDFS, to restart its NameNode or stop DataNodes (an outage). */
     public MiniDFSCluster dfs() {
         return dfs;
+    }
+
+    /**
+     * Spark SQL reading the stack's tables through its metastore, with the Hive client of the metastore's release, and
+     * with S3A when the tables are on S3. Its files go to {@code spark/} in the stack's directory.
+     */
+    public SparkSql spark() {
+        SparkSql spark = new SparkSql(metastore.uri(), metastore.release(), workDir.resolve("spark"));
+        return s3 == null ? spark : spark.onS3(s3.s3aSettings());
     }
 
     /** The S3 store of the tables, to stop and restart it (an outage) or count its requests; null on HDFS. */

@@ -1,11 +1,9 @@
 package io.hivesink.it;
 
-import java.nio.file.Path;
 import java.util.List;
 
 import io.hivesink.it.support.OnMetastore;
 import io.hivesink.stack.hive.MetastoreRelease;
-import io.hivesink.stack.spark.SparkSql;
 
 /**
  * {@link ExactlyOnceIT}'s faults on a stock Hive metastore 3.1.3 on its own Derby schema, the most deployed release:
@@ -34,7 +32,6 @@ class ExactlyOnce31IT extends ExactlyOnceIT {
 
     @Override
     List<List<List<String>>> query(String... statements) throws Exception {
-        return new SparkSql(stack.metastore().uri(), MetastoreRelease.HIVE_3_1,
-                Path.of("target", "it-stack", getClass().getSimpleName(), "spark")).query(statements);
+        return stack.spark().query(statements);
     }
 }

@@ -1,11 +1,9 @@
 package io.hivesink.it;
 
-import java.nio.file.Path;
 import java.util.List;
 
 import io.hivesink.it.support.OnS3;
 import io.hivesink.stack.hive.MetastoreRelease;
-import io.hivesink.stack.spark.SparkSql;
 
 /**
  * {@link ExactlyOnceS3IT}'s faults with the tables on S3 and a stock Hive metastore 3.1.3 on its own Derby schema,
@@ -28,8 +26,6 @@ class ExactlyOnceS3LocksIT extends ExactlyOnceS3IT {
 
     @Override
     List<List<List<String>>> query(String... statements) throws Exception {
-        return new SparkSql(stack.metastore().uri(), MetastoreRelease.HIVE_3_1,
-                Path.of("target", "it-stack", getClass().getSimpleName(), "spark"))
-                .onS3(stack.s3().s3aSettings()).query(statements);
+        return stack.spark().query(statements);
     }
 }

@@ -2,7 +2,6 @@ package io.hivesink.it;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -29,8 +28,7 @@ class Outage31IT extends OutageIT {
 
     @Override
     OutageChecks checks() {
-        SparkSql spark = new SparkSql(stack.metastore().uri(), MetastoreRelease.HIVE_3_1,
-                Path.of("target", "it-stack", getClass().getSimpleName(), "spark"));
+        SparkSql spark = stack.spark();
         return new OutageChecks(stack, DATABASE, sql -> spark.query(sql).get(0), "orc");
     }
 
