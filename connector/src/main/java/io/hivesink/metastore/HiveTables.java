@@ -3,10 +3,8 @@ package io.hivesink.metastore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 
 import org.apache.avro.Schema;
@@ -28,8 +26,8 @@ import io.hivesink.table.PartitionValues;
 
 /**
  * The Hive tables of one database as the connector sees them: creates a missing database or table as an external
- * table of its format (Avro or Parquet), checks an existing one against the records, and registers new partitions,
- * remembering which exist so that the metastore is asked once per table, not once per batch. Every table keeps its
+ * table of its format (Avro, Parquet or ORC), checks an existing one against the records, and registers new
+ * partitions ({@link PartitionRegistrar}). Every table keeps its
  * Avro schema in {@code avro.schema.literal}, whatever its format: the schema its evolution merges into, and for an
  * Avro table the schema Hive reads its files with.
  *
@@ -53,6 +51,7 @@ public final class HiveTables {
     private final String database;
     private final String databaseLocation;
     private final Map<String, HiveTable> known = new HashMap<>();
+    private final PartitionRegistrar registrar;
     private boolean databaseChecked;
     /** Null: evolutions are made by compare-and-set. */
     private TableGuard lockGuard;
@@ -67,6 +66,7 @@ public final class HiveTables {
         this.metastore = metastore;
         this.database = database;
         this.databaseLocation = warehouseUri + "/" + database + ".db";
+        this.registrar = new PartitionRegistrar(metastore, database);
     }
 
     public String database() {
@@ -270,42 +270,11 @@ public final class HiveTables {
     }
 
     /**
-     * Partitions registered per metastore call. One call is one metastore transaction writing all its partitions'
-     * rows in a few statements: a thousand partitions in one call overflowed Derby's parser (a StackOverflowError in
-     * Hive 4.0.1's direct SQL) and hold the metastore's locks long on any database. Each call adds only partitions
-     * that do not exist, so a retry after some calls went through adds the rest.
+     * Registers the partitions the table does not have yet, with the table's columns as they are now
+     * ({@link PartitionRegistrar}).
      */
-    static final int PARTITIONS_PER_CALL = 100;
-
-    /** Registers the partitions the table does not have yet, {@link #PARTITIONS_PER_CALL} per call. */
     public synchronized int registerPartitions(HiveTable table, Collection<PartitionValues> partitions) {
-        if (!table.partitionSpec().isPartitioned()) {
-            return 0;
-        }
-        Set<String> existing = table.partitionNames();
-        if (existing == null) {
-            existing = new HashSet<>(metastore.partitionNames(database, table.name()));
-            table.partitionNames(existing);
-        }
-        List<PartitionValues> missing = new ArrayList<>();
-        Set<String> adding = new HashSet<>();
-        for (PartitionValues values : partitions) {
-            if (!existing.contains(values.path()) && adding.add(values.path())) {
-                missing.add(values);
-            }
-        }
-        for (int from = 0; from < missing.size(); from += PARTITIONS_PER_CALL) {
-            List<PartitionValues> call = missing.subList(from, Math.min(missing.size(), from + PARTITIONS_PER_CALL));
-            List<Partition> added = new ArrayList<>(call.size());
-            for (PartitionValues values : call) {
-                added.add(partition(table, values));
-            }
-            metastore.addPartitions(added);
-            for (PartitionValues values : call) {
-                existing.add(values.path());
-            }
-        }
-        return missing.size();
+        return registrar.register(table, partitions);
     }
 
     private void ensureDatabase() {
@@ -445,14 +414,6 @@ public final class HiveTables {
 
     /** The metastore definition of one of the table's partitions, located where Hive would put it. */
     public Partition partition(HiveTable table, PartitionValues values) {
-        StorageDescriptor sd = new StorageDescriptor(table.storage());
-        sd.setLocation(table.location() + "/" + values.path());
-        Partition partition = new Partition();
-        partition.setDbName(database);
-        partition.setTableName(table.name());
-        partition.setValues(new ArrayList<>(values.values()));
-        partition.setSd(sd);
-        partition.setParameters(new HashMap<>());
-        return partition;
+        return registrar.partition(table, values);
     }
 }

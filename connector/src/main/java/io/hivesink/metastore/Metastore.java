@@ -27,6 +27,9 @@ public interface Metastore extends AutoCloseable {
 
     Optional<Partition> getPartition(String database, String table, List<String> values);
 
+    /** Replaces the definitions of existing partitions of one table, in one call (one metastore transaction). */
+    void alterPartitions(String database, String table, List<Partition> partitions);
+
     /** Names of the database's tables that match a metastore pattern ({@code *} is a wildcard). */
     List<String> tableNames(String database, String pattern);
 

@@ -151,6 +151,20 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
+    public synchronized void alterPartitions(String database, String table, List<Partition> partitions) {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        EnvironmentContext context = alterContext();
+        calls.run("alter_partitions", database + "." + table + " (" + partitions.size() + " partitions)",
+                c -> {
+                    c.alter_partitions_with_environment_context(database, table, new ArrayList<>(partitions),
+                            context);
+                    return null;
+                });
+    }
+
+    @Override
     public synchronized Optional<Partition> getPartition(String database, String table, List<String> values) {
         return calls.find("get_partition", database + "." + table + " " + values,
                 c -> c.get_partition(database, table, values));

@@ -102,6 +102,55 @@ class HiveTablesTest {
         assertSame(v2, tables.ensureTable("orders", V1, BY_DAY));
     }
 
+    /**
+     * A task whose cached table is older than another task's evolution registers a new partition with the table's
+     * columns as they are now: Hive reads a Parquet or ORC partition through its own columns, and the other task's
+     * CASCADE reached only the partitions that existed then.
+     */
+    @Test
+    void aNewPartitionTakesTheColumnsOfAnEvolutionAnotherTaskMadeSinceThisOneCachedTheTable() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
+        taskA.registerPartitions(cached, List.of(day("2026-11-21")));
+        new HiveTables(metastore, "db", "file:/w", DEFAULTS).ensureTable("orders", V2, BY_DAY); // task B evolves
+
+        assertEquals(1, taskA.registerPartitions(cached, List.of(day("2026-11-22"))));
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string"),
+                columns(metastore.getPartition("db", "orders", List.of("2026-11-22")).orElseThrow().getSd().getCols()));
+    }
+
+    /**
+     * An evolution that commits after the registering task read the table's columns and before its partitions were
+     * added (its CASCADE listed the partitions without them) is caught up with: the new partitions get its columns.
+     */
+    @Test
+    void anEvolutionRacingARegistrationIsCaughtUpWith() {
+        HiveTables[] taskB = new HiveTables[1];
+        InMemoryMetastore metastore = new InMemoryMetastore() {
+            @Override
+            public synchronized void addPartitions(List<Partition> added) {
+                if (taskB[0] != null) {
+                    HiveTables evolving = taskB[0];
+                    taskB[0] = null;
+                    evolving.ensureTable("orders", V2, BY_DAY);
+                }
+                super.addPartitions(added);
+            }
+        };
+        HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
+        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+
+        assertEquals(1, taskA.registerPartitions(cached, List.of(day("2026-11-22"))));
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string"),
+                columns(metastore.getPartition("db", "orders", List.of("2026-11-22")).orElseThrow().getSd().getCols()));
+    }
+
+    private static PartitionValues day(String day) {
+        return new PartitionValues(List.of("dt"), List.of(day));
+    }
+
     @Test
     void incompatibleSchemasAndEvolutionTurnedOffAreRecordErrors() {
         InMemoryMetastore metastore = new InMemoryMetastore();

@@ -18,7 +18,7 @@ import io.hivesink.table.HivePaths;
  * add-if-not-exists and a compare-and-set alter_table. A narrow fake for unit tests; the integration tests run
  * the real metastore.
  */
-public final class InMemoryMetastore implements Metastore {
+public class InMemoryMetastore implements Metastore {
 
     public final Map<String, Table> tables = new HashMap<>();
     public final Map<String, Map<String, Partition>> partitions = new HashMap<>();
@@ -103,6 +103,17 @@ public final class InMemoryMetastore implements Metastore {
             }
             partitions.computeIfAbsent(key, k -> new LinkedHashMap<>()).putIfAbsent(name.toString(),
                     new Partition(p));
+        }
+    }
+
+    @Override
+    public synchronized void alterPartitions(String database, String table, List<Partition> altered) {
+        Map<String, Partition> existing = partitions.getOrDefault(database + "." + table, Map.of());
+        for (Partition p : altered) {
+            String name = existing.entrySet().stream().filter(e -> e.getValue().getValues().equals(p.getValues()))
+                    .map(Map.Entry::getKey).findFirst().orElseThrow(() -> new MetastoreException("No partition "
+                            + p.getValues() + " of " + database + "." + table, null));
+            existing.put(name, new Partition(p));
         }
     }
 
