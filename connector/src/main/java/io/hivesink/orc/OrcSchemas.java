@@ -1,5 +1,6 @@
 package io.hivesink.orc;
 
+import java.util.List;
 import java.util.Locale;
 
 import org.apache.avro.LogicalType;
@@ -11,9 +12,14 @@ import io.hivesink.format.NullableColumns;
 
 /**
  * The ORC schema of a table's files, from the Avro schema of its columns: the ORC type of each column type the
- * connector declares ({@code metastore.HiveTypes}), in the table's column order, names in lower case as Hive stores
- * them. Order matters: Hive before 4 and Trino match an ORC file's columns to the table's by position, so a file is
- * always written with every column of the table, in order, and new columns only ever come last.
+ * connector declares ({@code metastore.HiveTypes}), in the table's column order. Order matters: Hive before 4 and
+ * Trino match an ORC file's columns to the table's by position, so a file is always written with every column of the
+ * table, in order, and new columns only ever come last.
+ *
+ * <p>Names are the table's: columns in lower case as Hive stores them, a struct's fields in the case the table's type
+ * gives them ({@code struct<userId:string>}). Hive builds its ORC reader schema from the table's types and ORC matches
+ * a struct's fields by name, case-sensitively (ORC 1.3 always; 1.5 and later by default), so a field written as
+ * {@code userid} reads NULL in every row through Hive 2.3, 3.1 and 4.0.
  */
 public final class OrcSchemas {
 
@@ -48,6 +54,16 @@ public final class OrcSchemas {
         return avroName.toLowerCase(Locale.ROOT);
     }
 
+    /** Where the field named {@code name} in any case is among a struct's {@code fields}, or -1. */
+    static int indexOf(List<String> fields, String name) {
+        for (int i = 0; i < fields.size(); i++) {
+            if (columnName(fields.get(i)).equals(columnName(name))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private static TypeDescription type(String name, Schema schema) {
         Schema value = NullableColumns.nonNull(schema);
         LogicalType logical = value.getLogicalType();
@@ -76,7 +92,7 @@ public final class OrcSchemas {
                 }
                 TypeDescription struct = TypeDescription.createStruct();
                 for (Schema.Field field : value.getFields()) {
-                    struct.addField(columnName(field.name()), type(field.name(), field.schema()));
+                    struct.addField(field.name(), type(field.name(), field.schema()));
                 }
                 yield struct;
             }

@@ -29,6 +29,7 @@ import org.apache.orc.storage.serde2.io.HiveDecimalWritable;
 
 import io.hivesink.format.DatumCursor;
 import io.hivesink.format.NullableColumns;
+import io.hivesink.format.SignedZeros;
 
 /**
  * Reads Avro-encoded datums straight into the rows of ORC column vectors: compiled once per (datum schema, table
@@ -75,7 +76,7 @@ final class VectorFiller {
             Schema.Field field = datumFields.get(i);
             String name = OrcSchemas.columnName(field.name());
             Schema.Field tableField = fieldNamed(table, name);
-            targets[i] = tableField == null ? -1 : columns.indexOf(name);
+            targets[i] = tableField == null ? -1 : OrcSchemas.indexOf(columns, name);
             fields[i] = targets[i] < 0 ? new Skip(field.schema())
                     : field(field.schema(), tableField.schema(), struct.getChildren().get(targets[i]),
                             append(path, name));
@@ -85,7 +86,7 @@ final class VectorFiller {
         for (Schema.Field tableField : table.getFields()) {
             String name = OrcSchemas.columnName(tableField.name());
             if (fieldNamed(datum, name) == null) {
-                int target = columns.indexOf(name);
+                int target = OrcSchemas.indexOf(columns, name);
                 absent.add(absent(tableField, struct.getChildren().get(target), append(path, name)));
                 absentTargets.add(target);
             }
@@ -422,14 +423,14 @@ final class VectorFiller {
     private static final class FloatLeaf extends Node {
         @Override
         void write(DatumCursor in, ColumnVector vector, int row) {
-            ((DoubleColumnVector) vector).vector[row] = in.readFloat();
+            ((DoubleColumnVector) vector).vector[row] = SignedZeros.unsigned(in.readFloat());
         }
     }
 
     private static final class DoubleLeaf extends Node {
         @Override
         void write(DatumCursor in, ColumnVector vector, int row) {
-            ((DoubleColumnVector) vector).vector[row] = in.readDouble();
+            ((DoubleColumnVector) vector).vector[row] = SignedZeros.unsigned(in.readDouble());
         }
     }
 

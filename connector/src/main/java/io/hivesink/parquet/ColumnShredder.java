@@ -23,6 +23,7 @@ import org.apache.parquet.schema.Type;
 
 import io.hivesink.format.DatumCursor;
 import io.hivesink.format.NullableColumns;
+import io.hivesink.format.SignedZeros;
 
 /**
  * Writes Avro-encoded datums straight into Parquet column writers, with each value's repetition and definition levels
@@ -501,7 +502,7 @@ final class ColumnShredder {
 
         @Override
         void write(DatumCursor in, int r) {
-            writer.write(in.readFloat(), r, def);
+            writer.write(SignedZeros.unsigned(in.readFloat()), r, def);
         }
     }
 
@@ -512,7 +513,7 @@ final class ColumnShredder {
 
         @Override
         void write(DatumCursor in, int r) {
-            writer.write(in.readDouble(), r, def);
+            writer.write(SignedZeros.unsigned(in.readDouble()), r, def);
         }
     }
 
@@ -557,7 +558,7 @@ final class ColumnShredder {
         @Override
         void write(DatumCursor in, int r) {
             if (from == Schema.Type.FLOAT) {
-                writer.write((double) in.readFloat(), r, def);
+                writer.write((double) SignedZeros.unsigned(in.readFloat()), r, def);
                 return;
             }
             long value = in.readLong(); // ints and longs share Avro's encoding

@@ -39,7 +39,8 @@ import io.hivesink.format.WriterTasks;
  * least one per thread ({@link ColumnSlices}); for each row group, a run's task reads all its datums, writes the
  * run's columns into column writers of its own ({@link ColumnShredder}) and compresses their pages, on the pool; the
  * writing thread then appends the runs' chunks in schema order with Parquet's own {@link ParquetFileWriter}, which
- * writes the footer, statistics and page indexes. No record object is made: values go from the datum's bytes to the
+ * writes the footer, statistics and page indexes (none for a float or double chunk that holds NaN:
+ * {@link NanSafePages}). No record object is made: values go from the datum's bytes to the
  * column writers. A row group holds about {@code rowGroupBytes} of encoded datums, and only one row group's chunks are
  * held at a time.
  *
@@ -172,7 +173,7 @@ public final class ParallelParquetWriter implements TableFileWriter {
             ColumnChunkPageWriteStore pages = new ColumnChunkPageWriteStore(compressor, run,
                     properties.getAllocator(), properties.getColumnIndexTruncateLength(),
                     properties.getPageWriteChecksumEnabled());
-            ColumnWriteStore columns = properties.newColumnWriteStore(run, pages);
+            ColumnWriteStore columns = properties.newColumnWriteStore(run, new NanSafePages(pages));
             ColumnShredder shredder = ColumnShredder.compile(datumSchema, tableSchema, run, columns);
             DatumCursor cursor = new DatumCursor();
             for (int i = from; i < to; i++) {

@@ -204,6 +204,48 @@ class ParallelOrcWriterTest {
         }
     }
 
+    /**
+     * A struct's fields keep the case the table's type gives them: Hive reads an ORC file through the table's types
+     * and ORC matches struct fields by name, case-sensitively, so {@code userid} in the file reads NULL for
+     * {@code struct<userId:string>}. Columns are in lower case, as Hive stores them.
+     */
+    @Test
+    void structFieldsKeepTheCaseOfTheTablesTypeAndColumnsAreLowerCase() throws IOException {
+        Schema schema = new Schema.Parser().parse("""
+                {"type": "record", "name": "R", "fields": [
+                  {"name": "OrderId", "type": "long"},
+                  {"name": "who", "type": {"type": "record", "name": "W", "fields": [
+                    {"name": "userId", "type": "string"},
+                    {"name": "LEVEL", "type": {"type": "record", "name": "L", "fields": [
+                      {"name": "deepName", "type": "int"}]}},
+                    {"name": "tags", "type": {"type": "array", "items": {"type": "record", "name": "T", "fields": [
+                      {"name": "tagName", "type": "string"}]}}}]}}
+                ]}""");
+        GenericRecord record = new GenericData.Record(schema);
+        Schema who = schema.getField("who").schema();
+        GenericRecord level = new GenericData.Record(who.getField("LEVEL").schema());
+        level.put("deepName", 7);
+        GenericRecord tag = new GenericData.Record(who.getField("tags").schema().getElementType());
+        tag.put("tagName", "t1");
+        GenericRecord inner = new GenericData.Record(who);
+        inner.put("userId", "u1");
+        inner.put("LEVEL", level);
+        inner.put("tags", List.of(tag));
+        record.put("OrderId", 42L);
+        record.put("who", inner);
+        byte[] datum = encode(record);
+        EncodedDatums encoded = new EncodedDatums();
+        encoded.add(datum, 0, datum.length);
+        Path file = write(new ParallelOrcWriter(POOL, 1, "snappy", 1 << 20, Map.of()), schema, schema, encoded);
+        try (Reader reader = OrcTestRows.reader(file)) {
+            assertEquals("struct<orderid:bigint,who:" + io.hivesink.metastore.HiveTypes.of(who) + ">",
+                    reader.getSchema().toString(), "the file's types are the table's, names and case alike");
+        }
+        Map<?, ?> read = (Map<?, ?>) OrcTestRows.read(file, schema).get(0).get("who"); // names in lower case
+        assertEquals("u1", read.get("userid"));
+        assertEquals(Map.of("deepname", 7), read.get("level"));
+    }
+
     @Test
     void aDatumThatIsNotOfItsSchemaNamesTheRecord() {
         EncodedDatums datums = new EncodedDatums();

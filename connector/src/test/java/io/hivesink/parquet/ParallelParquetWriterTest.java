@@ -91,6 +91,54 @@ class ParallelParquetWriterTest {
                 : "TYPE_DEFINED_ORDER"), column + ": " + order));
     }
 
+    /**
+     * A float or double chunk holding NaN has no min and max: readers on parquet-java 1.15 and older do not know
+     * {@code nan_count}, take [min, max] without the NaN for every value, and skip the row group (Hive 4.0.1 for
+     * {@code d <> 0} over [0.0, 0.0, NaN]). A chunk without NaN keeps its statistics and its column index.
+     */
+    @Test
+    void aFloatingChunkHoldingNanHasNoMinAndMaxThatOlderReadersWouldTrust() throws IOException {
+        Schema schema = new Schema.Parser().parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":["
+                + "{\"name\":\"d\",\"type\":\"double\"},{\"name\":\"f\",\"type\":\"float\"},"
+                + "{\"name\":\"n\",\"type\":\"long\"}]}");
+        double[][] groups = {{0.0, 0.0, Double.NaN}, {1.0, -0.0, 2.5}};
+        for (double[] values : groups) {
+            EncodedDatums datums = new EncodedDatums();
+            for (double value : values) {
+                java.nio.ByteBuffer datum = java.nio.ByteBuffer.allocate(13).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                datum.putDouble(value).putFloat((float) value).put((byte) 2); // n = 1, zigzag
+                datums.add(datum.array(), 0, 13);
+            }
+            Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()),
+                    schema, schema, datums);
+            boolean nan = Double.isNaN(values[2]);
+            var chunks = footer(file).getBlocks().get(0).getColumns();
+            for (int c = 0; c < 2; c++) {
+                var statistics = chunks.get(c).getStatistics();
+                assertEquals(!nan, statistics != null && statistics.hasNonNullValue(), chunks.get(c).getPath()
+                        + " of " + java.util.Arrays.toString(values) + ": " + statistics);
+                if (!nan) {
+                    assertEquals(-0.0, ((Number) statistics.genericGetMin()).doubleValue());
+                    assertEquals(2.5, ((Number) statistics.genericGetMax()).doubleValue());
+                }
+                assertEquals(!nan, columnIndex(file, chunks.get(c)) != null, "column index of "
+                        + chunks.get(c).getPath());
+            }
+            assertTrue(chunks.get(2).getStatistics().hasNonNullValue(), "the long column keeps its statistics");
+            List<Map<String, Object>> read = read(file);
+            assertEquals(3, read.size());
+            assertEquals(values[2], (Double) read.get(2).get("d"));
+        }
+    }
+
+    private static Object columnIndex(Path file, org.apache.parquet.hadoop.metadata.ColumnChunkMetaData chunk)
+            throws IOException {
+        try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()))) {
+            return reader.readColumnIndex(chunk);
+        }
+    }
+
     @Test
     void fieldsThatAreNotColumnsAreLeftOut() throws IOException {
         EveryTypeRows rows = new EveryTypeRows(7, 500);

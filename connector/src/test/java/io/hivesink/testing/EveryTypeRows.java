@@ -175,7 +175,10 @@ public final class EveryTypeRows {
         return out;
     }
 
-    /** The canonical form of an Avro value of {@code schema}: records as maps of lower-case names. */
+    /**
+     * The canonical form of an Avro value of {@code schema} as a Parquet or ORC file holds it: records as maps of
+     * lower-case names, -0.0 as 0.0.
+     */
     public static Object canonical(Object value, Schema schema) {
         if (value == null) {
             return null;
@@ -215,6 +218,10 @@ public final class EveryTypeRows {
                 return HexFormat.of().formatHex(bytes((ByteBuffer) value));
             case FIXED:
                 return HexFormat.of().formatHex(((GenericFixed) value).bytes());
+            case DOUBLE:
+                return (Double) value + 0.0; // Parquet and ORC files hold -0.0 as 0.0 (format.SignedZeros)
+            case FLOAT:
+                return (Float) value + 0.0f;
             default:
                 return value;
         }
