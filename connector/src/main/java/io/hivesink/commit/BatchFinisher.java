@@ -57,7 +57,7 @@ final class BatchFinisher {
             return new RolledForward(marked, true);
         }
         Manifest manifest = readManifest(intent);
-        finish(manifest);
+        finish(manifest, true);
         return new RolledForward(manifest.nextOffsets(), false);
     }
 
@@ -69,8 +69,13 @@ final class BatchFinisher {
     record Finished(int partitions, int newPartitions, long movingMs, long registeringMs, long markingMs) {
     }
 
-    /** Steps 3 to 5 of a batch whose intent is durable: each repeatable, so anyone can roll the batch forward. */
-    Finished finish(Manifest manifest) {
+    /**
+     * Steps 3 to 5 of a batch whose intent is durable: each repeatable, so anyone can roll the batch forward.
+     *
+     * @param again whether an earlier try may have registered some of its partitions (a retry, a roll-forward): those
+     *              that exist are checked to have the table's columns too ({@link HiveTables#registerPartitions})
+     */
+    Finished finish(Manifest manifest, boolean again) {
         long t0 = System.nanoTime();
         List<Manifest.StagedFile> all = new ArrayList<>(manifest.files());
         all.add(manifest.ledgerFile());
@@ -109,7 +114,7 @@ final class BatchFinisher {
                 values.add(new PartitionValues(table.partitionSpec().names(), partition));
             }
             partitions += table.partitionSpec().isPartitioned() ? values.size() : 0;
-            newPartitions += tables.registerPartitions(table, values);
+            newPartitions += tables.registerPartitions(table, values, again);
             if (++registered == (partitionsByTable.size() + 1) / 2) {
                 faults.reached(FaultPoint.HALF_REGISTERED);
             }

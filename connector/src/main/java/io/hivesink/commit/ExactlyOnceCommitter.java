@@ -155,7 +155,7 @@ public final class ExactlyOnceCommitter {
         long stagingMs = timer.lapMs();
         recordIntent(batch, staged.manifestPath());
         long intentMs = timer.lapMs();
-        BatchFinisher.Finished finished = finisher.finish(staged.manifest());
+        BatchFinisher.Finished finished = finisher.finish(staged.manifest(), false);
         timer.lapMs();
         complete(batch);
         long stateMs = timer.lapMs();
@@ -300,7 +300,7 @@ public final class ExactlyOnceCommitter {
     private CommitSummary resume(Batch batch, TaskState.Intent intent) {
         PhaseTimer timer = new PhaseTimer();
         Manifest manifest = finisher.readManifest(intent);
-        BatchFinisher.Finished finished = finisher.finish(manifest);
+        BatchFinisher.Finished finished = finisher.finish(manifest, true);
         long finishMs = timer.lapMs();
         complete(batch);
         long stateMs = timer.lapMs();

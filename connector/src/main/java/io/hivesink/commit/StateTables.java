@@ -17,6 +17,7 @@ import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.connect.errors.ConnectException;
 
 import io.hivesink.metastore.ConditionalAlter;
+import io.hivesink.metastore.LockHeartbeat;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
 import io.hivesink.metastore.TableGuard;
@@ -200,8 +201,10 @@ public final class StateTables {
      * itself, where an exclusive lock would hold back every Hive query of it (and wait behind long ones), but on a
      * name of its own beside it, {@code <database>.hive_sink_evolve_<table>_<hash>}, which every hive-sink task
      * evolving that table takes, whatever its connector: the metastore locks a name, whether or not a table has it.
-     * Taken as state locks are; a holder heartbeats only as it writes, and an ALTER ... CASCADE over many partitions
-     * takes a while, so a lock left behind here is broken only after {@value #EVOLUTION_STALE_FACTOR} times the bound.
+     * Taken as state locks are; a holder heartbeats it as it writes and, from a connection of its own, every stale
+     * bound while it evolves the table ({@link LockHeartbeat}: an ALTER ... CASCADE over many partitions holds the
+     * task's connection for a while). A lock left behind here is broken after {@value #EVOLUTION_STALE_FACTOR} times
+     * the bound.
      */
     public TableGuard tableGuard() {
         Map<String, StateLocks> byDatabase = new java.util.concurrent.ConcurrentHashMap<>();
@@ -209,9 +212,11 @@ public final class StateTables {
             StateLocks tableLocks = byDatabase.computeIfAbsent(db,
                     d -> new StateLocks(metastore, d, writer, EVOLUTION_STALE_FACTOR * staleLockMs));
             long lock = tableLocks.acquire(evolutionLockName(db, table));
+            LockHeartbeat alive = metastore.keepLockAlive(lock, staleLockMs);
             try {
                 return change.test(lock);
             } finally {
+                alive.close();
                 tableLocks.release(lock);
             }
         };

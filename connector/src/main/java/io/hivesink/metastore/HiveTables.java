@@ -52,6 +52,7 @@ public final class HiveTables {
     private final String databaseLocation;
     private final Map<String, HiveTable> known = new HashMap<>();
     private final PartitionRegistrar registrar;
+    private final AvroFieldsCheck avroFields;
     private boolean databaseChecked;
     /** Null: evolutions are made by compare-and-set. */
     private TableGuard lockGuard;
@@ -67,6 +68,7 @@ public final class HiveTables {
         this.database = database;
         this.databaseLocation = warehouseUri + "/" + database + ".db";
         this.registrar = new PartitionRegistrar(metastore, database);
+        this.avroFields = new AvroFieldsCheck(metastore);
     }
 
     public String database() {
@@ -176,6 +178,9 @@ public final class HiveTables {
                 checkPartitionTypes(admitted, partitionSpec);
                 admitted.admit(recordSchema);
                 known.put(name, admitted);
+                if (format == TableFormat.AVRO) {
+                    avroFields.check(database, name);
+                }
                 return admitted;
             }
             if (outcome instanceof SchemaEvolution.Incompatible incompatible) {
@@ -271,10 +276,19 @@ public final class HiveTables {
 
     /**
      * Registers the partitions the table does not have yet, with the table's columns as they are now
-     * ({@link PartitionRegistrar}).
+     * ({@link PartitionRegistrar}); returns how many it added.
      */
     public synchronized int registerPartitions(HiveTable table, Collection<PartitionValues> partitions) {
-        return registrar.register(table, partitions);
+        return registrar.register(table, partitions, false);
+    }
+
+    /**
+     * As {@link #registerPartitions(HiveTable, Collection)}, and where {@code again}, the partitions that exist are
+     * given the table's columns if they lack them: an earlier try may have added them just before an evolution.
+     */
+    public synchronized int registerPartitions(HiveTable table, Collection<PartitionValues> partitions,
+            boolean again) {
+        return registrar.register(table, partitions, again);
     }
 
     private void ensureDatabase() {
@@ -410,6 +424,14 @@ public final class HiveTables {
         List<String> types = table.getPartitionKeys().stream().map(FieldSchema::getType).toList();
         return new HiveTable(table.getTableName(), table.getSd().getLocation(), tableSchema,
                 new PartitionSpec(names, types), table.getSd());
+    }
+
+    /**
+     * Null if the metastore answers the fields of this task's Avro tables (Trino asks for them), or none was checked
+     * yet; else its answer ({@link AvroFieldsCheck}).
+     */
+    public String avroFieldsRefusal() {
+        return avroFields.refusal();
     }
 
     /** The metastore definition of one of the table's partitions, located where Hive would put it. */

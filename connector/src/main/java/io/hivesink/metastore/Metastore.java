@@ -22,10 +22,24 @@ public interface Metastore extends AutoCloseable {
     /** Escaped partition names ({@code a=1/b=x}) of all partitions of the table. */
     List<String> partitionNames(String database, String table);
 
-    /** Adds the partitions in one call, skipping those that already exist. */
-    void addPartitions(List<Partition> partitions);
+    /**
+     * Adds the partitions in one call, skipping those that already exist.
+     *
+     * @return the partitions this call added, as the metastore stored them
+     */
+    List<Partition> addPartitions(List<Partition> partitions);
+
+    /** The partitions of one table named ({@code a=1/b=x}) that exist, as the metastore has them. */
+    List<Partition> partitionsByNames(String database, String table, List<String> names);
 
     Optional<Partition> getPartition(String database, String table, List<String> values);
+
+    /**
+     * Why the metastore does not answer a table's fields from its storage (as Trino asks for an Avro table's), or
+     * empty if it does: a standalone metastore answers "Storage schema reading not supported" unless it is given a
+     * storage schema reader and Hive's SerDes.
+     */
+    Optional<String> fieldsRefusal(String database, String table);
 
     /** Replaces the definitions of existing partitions of one table, in one call (one metastore transaction). */
     void alterPartitions(String database, String table, List<Partition> partitions);
@@ -75,6 +89,13 @@ public interface Metastore extends AutoCloseable {
      * @return false if the metastore no longer has the lock: it was released, broken by another client or timed out
      */
     boolean heartbeatLock(long lockId);
+
+    /**
+     * Heartbeats the lock every {@code everyMs} from a connection of its own until the result is closed, so that a
+     * call holding this connection for long (an {@code ALTER ... CASCADE} over many partitions) does not leave the
+     * lock silent ({@link LockHeartbeat}).
+     */
+    LockHeartbeat keepLockAlive(long lockId, long everyMs);
 
     /**
      * Heartbeats the lock and, if it is still held, replaces the table's definition, as one step: no other call on

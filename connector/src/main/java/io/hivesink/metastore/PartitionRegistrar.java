@@ -4,7 +4,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
@@ -50,9 +53,12 @@ final class PartitionRegistrar {
 
     /**
      * Registers the partitions the table does not have yet, {@link #PARTITIONS_PER_CALL} per call, with the table's
-     * current columns; returns how many were new.
+     * current columns, then makes sure they still have them ({@link #catchUp}); returns how many it added.
+     *
+     * @param again whether an earlier try may have added some of them (a retried or rolled-forward batch): those
+     *              that exist are then checked as well, at the cost of reading them
      */
-    int register(HiveTable table, Collection<PartitionValues> partitions) {
+    int register(HiveTable table, Collection<PartitionValues> partitions, boolean again) {
         if (!table.partitionSpec().isPartitioned()) {
             return 0;
         }
@@ -61,18 +67,18 @@ final class PartitionRegistrar {
             existing = new HashSet<>(metastore.partitionNames(database, table.name()));
             table.partitionNames(existing);
         }
+        Map<List<String>, String> requested = new LinkedHashMap<>();
         List<PartitionValues> missing = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
         for (PartitionValues values : partitions) {
-            if (!existing.contains(values.path()) && seen.add(values.path())) {
+            if (requested.putIfAbsent(values.values(), values.path()) == null && !existing.contains(values.path())) {
                 missing.add(values);
             }
         }
-        if (missing.isEmpty()) {
+        if (missing.isEmpty() && !again) {
             return 0;
         }
         List<FieldSchema> columns = currentColumns(table);
-        List<Partition> added = new ArrayList<>(missing.size());
+        Set<String> added = new LinkedHashSet<>();
         for (int from = 0; from < missing.size(); from += PARTITIONS_PER_CALL) {
             List<PartitionValues> call = missing.subList(from, Math.min(missing.size(), from + PARTITIONS_PER_CALL));
             List<Partition> adding = new ArrayList<>(call.size());
@@ -81,14 +87,21 @@ final class PartitionRegistrar {
                 partition.getSd().setCols(copyOf(columns));
                 adding.add(partition);
             }
-            metastore.addPartitions(adding);
-            added.addAll(adding);
-            for (PartitionValues values : call) {
-                existing.add(values.path());
+            for (Partition partition : metastore.addPartitions(adding)) {
+                String path = requested.get(partition.getValues());
+                if (path != null) {
+                    added.add(path);
+                }
             }
         }
-        catchUpWithEvolution(table, added, columns);
-        return missing.size();
+        // an earlier try of this batch may have added some and stopped before it caught up: all are read (another
+        // task's partitions are its own to catch up, or its roll-forward's)
+        Set<String> unknown = new LinkedHashSet<>(again ? requested.values() : List.of());
+        catchUp(table, added, unknown, columns);
+        for (PartitionValues values : missing) {
+            existing.add(values.path()); // known to have the table's columns only now
+        }
+        return added.size();
     }
 
     /** The metastore definition of one of the table's partitions, located where Hive would put it. */
@@ -112,31 +125,50 @@ final class PartitionRegistrar {
     }
 
     /**
-     * An evolution that committed between this registrar's read of the columns and the partitions' addition, or
-     * whose CASCADE listed the partitions before they were added, left {@code added} with older columns: they are
-     * given the table's columns again until the table stands still. An evolution after that reaches them by its own
-     * CASCADE.
+     * Gives the table's columns to the partitions that lack them, until the table stands still. {@code added} were
+     * added with {@code used}: they lack the table's columns if it evolved meanwhile (an evolution whose CASCADE
+     * listed the partitions before they were in). {@code unknown} existed already, added by an earlier try that
+     * may have stopped before it caught up, or by another task: they are read and checked. An evolution after this
+     * reaches them all by its own CASCADE. A partition is altered as the metastore has it, only its columns changed.
      */
-    private void catchUpWithEvolution(HiveTable table, List<Partition> added, List<FieldSchema> used) {
-        List<FieldSchema> columns = used;
+    private void catchUp(HiveTable table, Set<String> added, Set<String> unknown, List<FieldSchema> used) {
+        Set<String> holding = new LinkedHashSet<>(added); // the partitions known to have `known`
+        Set<String> check = new LinkedHashSet<>(unknown);
+        List<FieldSchema> known = used;
         for (int round = 0; round < CATCH_UP_ROUNDS; round++) {
             List<FieldSchema> now = currentColumns(table);
-            if (now.equals(columns)) {
+            if (!now.equals(known)) {
+                check.addAll(holding);
+            }
+            if (check.isEmpty()) {
                 return;
             }
-            columns = now;
-            log.info("Table {}.{} evolved while {} of its partitions were registered; giving them its columns",
-                    database, table.name(), added.size());
-            for (int from = 0; from < added.size(); from += PARTITIONS_PER_CALL) {
-                List<Partition> call = added.subList(from, Math.min(added.size(), from + PARTITIONS_PER_CALL));
-                for (Partition partition : call) {
-                    partition.getSd().setCols(copyOf(columns));
+            List<String> names = new ArrayList<>(check);
+            int altered = 0;
+            for (int from = 0; from < names.size(); from += PARTITIONS_PER_CALL) {
+                List<Partition> stale = new ArrayList<>();
+                for (Partition partition : metastore.partitionsByNames(database, table.name(),
+                        names.subList(from, Math.min(names.size(), from + PARTITIONS_PER_CALL)))) {
+                    if (!now.equals(partition.getSd().getCols())) {
+                        partition.getSd().setCols(copyOf(now));
+                        stale.add(partition);
+                    }
                 }
-                metastore.alterPartitions(database, table.name(), call);
+                if (!stale.isEmpty()) {
+                    metastore.alterPartitions(database, table.name(), stale);
+                    altered += stale.size();
+                }
             }
+            if (altered > 0) {
+                log.info("Gave {} partitions of table {}.{} the table's columns, which an evolution made while they "
+                        + "were registered", altered, database, table.name());
+            }
+            holding.addAll(check);
+            check.clear();
+            known = now;
         }
         log.warn("Table {}.{} kept evolving while {} of its partitions were registered; they may lack its newest "
-                + "columns until its next evolution", database, table.name(), added.size());
+                + "columns until its next evolution", database, table.name(), holding.size());
     }
 
     private static List<FieldSchema> copyOf(List<FieldSchema> columns) {

@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import org.apache.hadoop.hive.common.StatsSetupConst;
 import org.apache.hadoop.hive.metastore.api.AddPartitionsRequest;
+import org.apache.hadoop.hive.metastore.api.AddPartitionsResult;
 import org.apache.hadoop.hive.metastore.api.AlreadyExistsException;
 import org.apache.hadoop.hive.metastore.api.CheckLockRequest;
 import org.apache.hadoop.hive.metastore.api.DataOperationType;
@@ -50,9 +51,11 @@ public final class ThriftMetastore implements Metastore {
     private static final String ALTER = "alter_table_with_environment_context";
 
     private final ThriftCalls calls;
+    private final MetastoreSettings settings;
 
-    private ThriftMetastore(ThriftCalls calls) {
+    private ThriftMetastore(ThriftCalls calls, MetastoreSettings settings) {
         this.calls = calls;
+        this.settings = settings;
     }
 
     @Override
@@ -66,7 +69,7 @@ public final class ThriftMetastore implements Metastore {
      * @throws MetastoreException if none answers (it may come up later)
      */
     public static ThriftMetastore connect(MetastoreSettings settings) {
-        ThriftMetastore metastore = new ThriftMetastore(new ThriftCalls(settings));
+        ThriftMetastore metastore = new ThriftMetastore(new ThriftCalls(settings), settings);
         metastore.server();
         return metastore;
     }
@@ -137,17 +140,38 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
-    public synchronized void addPartitions(List<Partition> partitions) {
+    public synchronized List<Partition> addPartitions(List<Partition> partitions) {
         if (partitions.isEmpty()) {
-            return;
+            return List.of();
         }
         Partition first = partitions.get(0);
         AddPartitionsRequest request = new AddPartitionsRequest(first.getDbName(), first.getTableName(),
                 new ArrayList<>(partitions), true);
-        request.setNeedResult(false);
-        calls.run("add_partitions_req",
+        request.setNeedResult(true); // the partitions added: those that existed are skipped
+        AddPartitionsResult result = calls.run("add_partitions_req",
                 first.getDbName() + "." + first.getTableName() + " (" + partitions.size() + " partitions)",
                 c -> c.add_partitions_req(request));
+        return result.isSetPartitions() ? result.getPartitions() : List.of();
+    }
+
+    @Override
+    public synchronized List<Partition> partitionsByNames(String database, String table, List<String> names) {
+        if (names.isEmpty()) {
+            return List.of();
+        }
+        return calls.run("get_partitions_by_names", database + "." + table + " (" + names.size() + " partitions)",
+                c -> c.get_partitions_by_names(database, table, new ArrayList<>(names)));
+    }
+
+    @Override
+    public synchronized Optional<String> fieldsRefusal(String database, String table) {
+        try {
+            calls.call("get_fields", database + "." + table, true, c -> c.get_fields(database, table));
+            return Optional.empty();
+        } catch (TException e) {
+            String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            return Optional.of(message.lines().findFirst().orElse(message));
+        }
     }
 
     @Override
@@ -294,6 +318,20 @@ public final class ThriftMetastore implements Metastore {
         } catch (TException e) {
             throw calls.failed("heartbeat lock " + lockId, e);
         }
+    }
+
+    /** Connects a second time here, on the caller's thread (as its identity); heartbeats on a thread of their own. */
+    @Override
+    public LockHeartbeat keepLockAlive(long lockId, long everyMs) {
+        ThriftMetastore second;
+        try {
+            second = connect(settings);
+        } catch (MetastoreException e) {
+            org.slf4j.LoggerFactory.getLogger(ThriftMetastore.class).warn("Lock {} is heartbeated only as it is "
+                    + "written: a second connection to heartbeat it meanwhile failed: {}", lockId, e.getMessage());
+            return LockHeartbeat.NONE;
+        }
+        return LockHeartbeat.start(second, lockId, everyMs);
     }
 
     @Override

@@ -129,13 +129,13 @@ class HiveTablesTest {
         HiveTables[] taskB = new HiveTables[1];
         InMemoryMetastore metastore = new InMemoryMetastore() {
             @Override
-            public synchronized void addPartitions(List<Partition> added) {
+            public synchronized List<Partition> addPartitions(List<Partition> added) {
                 if (taskB[0] != null) {
                     HiveTables evolving = taskB[0];
                     taskB[0] = null;
                     evolving.ensureTable("orders", V2, BY_DAY);
                 }
-                super.addPartitions(added);
+                return super.addPartitions(added);
             }
         };
         HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
@@ -145,6 +145,99 @@ class HiveTablesTest {
         assertEquals(1, taskA.registerPartitions(cached, List.of(day("2026-11-22"))));
         assertEquals(List.of("id:bigint", "qty:bigint", "note:string"),
                 columns(metastore.getPartition("db", "orders", List.of("2026-11-22")).orElseThrow().getSd().getCols()));
+    }
+
+    /**
+     * A catch-up that failed (or a task that died before it) is done again by the batch's retry or roll-forward: the
+     * partition, there already, is read and given the table's columns, kept as the metastore has it otherwise.
+     */
+    @Test
+    void aCatchUpThatFailedIsDoneAgainByTheRetryOrTheRollForward() {
+        HiveTables[] taskB = new HiveTables[1];
+        Schema[] evolution = {V2};
+        int[] failAlters = {1};
+        InMemoryMetastore metastore = new InMemoryMetastore() {
+            @Override
+            public synchronized List<Partition> addPartitions(List<Partition> added) {
+                if (taskB[0] != null) {
+                    HiveTables evolving = taskB[0];
+                    taskB[0] = null;
+                    evolving.ensureTable("orders", evolution[0], BY_DAY);
+                }
+                return super.addPartitions(added);
+            }
+
+            @Override
+            public synchronized void alterPartitions(String database, String table, List<Partition> altered) {
+                if (failAlters[0]-- > 0) {
+                    throw new MetastoreException("injected: the metastore went away", null);
+                }
+                super.alterPartitions(database, table, altered);
+            }
+        };
+        HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
+        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        assertThrows(MetastoreException.class, () -> taskA.registerPartitions(cached, List.of(day("2026-11-22"))));
+        Partition stale = metastore.getPartition("db", "orders", List.of("2026-11-22")).orElseThrow();
+        assertEquals(List.of("id:bigint", "qty:int"), columns(stale.getSd().getCols()), "added, not caught up");
+
+        assertEquals(0, taskA.registerPartitions(cached, List.of(day("2026-11-22")), true), "the retry adds none");
+        Partition fixed = metastore.getPartition("db", "orders", List.of("2026-11-22")).orElseThrow();
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string"), columns(fixed.getSd().getCols()));
+        assertEquals(stale.getCreateTime(), fixed.getCreateTime(), "altered as the metastore has it");
+        assertTrue(fixed.getCreateTime() > 0);
+
+        // the same by another task rolling the batch forward
+        evolution[0] = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
+                + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null},"
+                + "{\"name\":\"extra\",\"type\":[\"null\",\"int\"],\"default\":null}");
+        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        failAlters[0] = 1;
+        HiveTables crashing = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        HiveTable before = crashing.ensureTable("orders", V2, BY_DAY);
+        assertThrows(MetastoreException.class, () -> crashing.registerPartitions(before,
+                List.of(day("2026-11-23"))));
+        HiveTables rolling = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        rolling.registerPartitions(rolling.existing("orders"), List.of(day("2026-11-23")), true);
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string", "extra:int"), columns(metastore.getPartition(
+                "db", "orders", List.of("2026-11-23")).orElseThrow().getSd().getCols()));
+    }
+
+    /** An evolution that commits between the catch-up's read of the table and its alter is caught up with too. */
+    @Test
+    void anEvolutionDuringTheCatchUpIsCaughtUpWith() {
+        HiveTables[] evolvers = new HiveTables[2];
+        Schema[] evolutions = {V2, schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
+                + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null},"
+                + "{\"name\":\"extra\",\"type\":[\"null\",\"int\"],\"default\":null}")};
+        InMemoryMetastore metastore = new InMemoryMetastore() {
+            private int step;
+
+            @Override
+            public synchronized List<Partition> addPartitions(List<Partition> added) {
+                evolve();
+                return super.addPartitions(added);
+            }
+
+            @Override
+            public synchronized void alterPartitions(String database, String table, List<Partition> altered) {
+                evolve();
+                super.alterPartitions(database, table, altered);
+            }
+
+            private void evolve() {
+                if (evolvers[0] != null && step < evolutions.length) {
+                    evolvers[0].ensureTable("orders", evolutions[step++], BY_DAY);
+                }
+            }
+        };
+        HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
+        evolvers[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        taskA.registerPartitions(cached, List.of(day("2026-11-22")));
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string", "extra:int"), columns(metastore.getPartition(
+                "db", "orders", List.of("2026-11-22")).orElseThrow().getSd().getCols()), "both evolutions");
     }
 
     private static PartitionValues day(String day) {

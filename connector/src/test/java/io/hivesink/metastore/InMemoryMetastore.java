@@ -84,7 +84,7 @@ public class InMemoryMetastore implements Metastore {
     }
 
     @Override
-    public synchronized void addPartitions(List<Partition> added) {
+    public synchronized List<Partition> addPartitions(List<Partition> added) {
         if (refuseAddPartitions != null) {
             throw new io.hivesink.metastore.MetastoreRefusedException(refuseAddPartitions, null);
         }
@@ -93,6 +93,7 @@ public class InMemoryMetastore implements Metastore {
             throw new MetastoreException("injected", null);
         }
         addPartitionCalls++;
+        List<Partition> result = new java.util.ArrayList<>();
         for (Partition p : added) {
             String key = p.getDbName() + "." + p.getTableName();
             Table table = tables.get(key);
@@ -101,9 +102,34 @@ public class InMemoryMetastore implements Metastore {
                 name.append(i == 0 ? "" : "/").append(table.getPartitionKeys().get(i).getName()).append('=')
                         .append(HivePaths.escapePathName(p.getValues().get(i)));
             }
-            partitions.computeIfAbsent(key, k -> new LinkedHashMap<>()).putIfAbsent(name.toString(),
-                    new Partition(p));
+            Partition stored = new Partition(p);
+            stored.setCreateTime((int) (System.currentTimeMillis() / 1000));
+            if (partitions.computeIfAbsent(key, k -> new LinkedHashMap<>()).putIfAbsent(name.toString(),
+                    stored) == null) {
+                result.add(new Partition(stored));
+            }
         }
+        return result;
+    }
+
+    @Override
+    public synchronized List<Partition> partitionsByNames(String database, String table, List<String> names) {
+        Map<String, Partition> existing = partitions.getOrDefault(database + "." + table, Map.of());
+        return names.stream().filter(existing::containsKey).map(name -> new Partition(existing.get(name))).toList();
+    }
+
+    /** A fake's calls do not hold a connection: nothing to keep alive. */
+    @Override
+    public LockHeartbeat keepLockAlive(long lockId, long everyMs) {
+        return LockHeartbeat.NONE;
+    }
+
+    /** Set to make {@link #fieldsRefusal} answer as a standalone metastore does. */
+    public volatile String fieldsRefusal;
+
+    @Override
+    public Optional<String> fieldsRefusal(String database, String table) {
+        return Optional.ofNullable(fieldsRefusal);
     }
 
     @Override

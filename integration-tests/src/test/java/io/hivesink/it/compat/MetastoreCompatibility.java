@@ -4,11 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,12 +16,6 @@ import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.data.Decimal;
-import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.data.SchemaBuilder;
-import org.apache.kafka.connect.data.Struct;
-import org.apache.kafka.connect.data.Timestamp;
-import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -36,14 +27,21 @@ import org.junit.jupiter.api.TestMethodOrder;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Fencing;
+import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskFencedException;
+import io.hivesink.config.TableConfig;
 import io.hivesink.metastore.ConditionalAlter;
+import io.hivesink.metastore.HiveTable;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.MetastoreException;
 import io.hivesink.metastore.MetastoreServer;
+import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.commit.CommitRig;
 import io.hivesink.stack.commit.RigStack;
 import io.hivesink.stack.hive.MetastoreRelease;
 import io.hivesink.stack.hive.MetastoreTableReader;
+import io.hivesink.table.PartitionSpec;
 
 /**
  * The commit protocol on a real metastore of one release (a stock server in a child JVM) and HDFS: tables created
@@ -96,17 +94,28 @@ abstract class MetastoreCompatibility {
      */
     interface QueryEngine {
         List<List<List<String>>> query(String... statements) throws Exception;
+
+        /**
+         * What the engine returns for {@code d <> 1} over an ORC file of [1.0, 1.0, NaN] (ids 1-3) and one of
+         * [-0.0, 0.0] (ids 4, 5) with its predicate pushdown on: all of 3, 4 and 5, unless the reader is known to
+         * lose the NaN (ORC keeps NaN out of a stripe's min and max, and only readers with ORC-629 distrust them).
+         */
+        default List<String> orcNanUnderPushdown() {
+            return List.of("3", "4", "5");
+        }
     }
 
     abstract QueryEngine queryEngine(String metastoreUri, Path workDir);
 
-    /**
-     * What the query engine returns for {@code d <> 1} over an ORC file of [1.0, 1.0, NaN] (ids 1-3) and one of
-     * [-0.0, 0.0] (ids 4, 5) with its predicate pushdown on: all of 3, 4 and 5, unless the reader is known to lose
-     * the NaN (ORC keeps NaN out of a stripe's min and max, and only readers with ORC-629 know to distrust them).
-     */
-    List<String> orcNanUnderPushdown() {
-        return List.of("3", "4", "5");
+
+    /** The metastore the tables are in, as its clients reach it. */
+    String metastoreUri() {
+        return stack.metastoreProcess().uri();
+    }
+
+    /** Where this class's stack keeps its files. */
+    Path workDir() {
+        return work;
     }
 
     /** The HDFS the tables live on. */
@@ -178,6 +187,103 @@ abstract class MetastoreCompatibility {
     }
 
     /**
+     * Trino reads an Avro table's columns from the metastore's {@code get_fields}, which a standalone metastore (3.1,
+     * 4.0) refuses without a storage schema reader and Hive's SerDes: the task finds that out and says what to set.
+     */
+    @Test
+    void theTaskFindsOutWhetherTheMetastoreTellsTrinoAnAvroTablesFields() {
+        HiveTables tables = new HiveTables(metastore, DATABASE, rig.warehouse(), name -> TableConfig.of(Map.of(),
+                null));
+        tables.ensureTable("fields_probe", new org.apache.avro.Schema.Parser().parse("{\"type\": \"record\", "
+                + "\"name\": \"R\", \"fields\": [{\"name\": \"id\", \"type\": \"long\"}]}"),
+                new PartitionSpec(List.of(), List.of()));
+        String refusal = tables.avroFieldsRefusal();
+        if (servesAvroFields()) {
+            assertEquals(null, refusal, release + " answers an Avro table's fields");
+        } else {
+            assertTrue(refusal != null && refusal.contains("Storage schema reading not supported"),
+                    release + " refuses an Avro table's fields: " + refusal);
+        }
+    }
+
+    /**
+     * Where evolutions are fenced by locks (3.1), an evolution's {@code ALTER ... CASCADE} over many partitions
+     * outlasts the silence after which a waiting evolver breaks its lock: the lock is heartbeated from a second
+     * connection meanwhile, so the waiting task evolves after it, from its schema, and both keep their change.
+     */
+    @Test
+    void aLongCascadeKeepsItsEvolutionLockAndBothEvolutionsKeepTheirChange() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(expectedFencing == Fencing.LOCKS,
+                "evolutions on " + release + " are fenced by compare-and-set, not by locks");
+        long staleMs = 100; // a waiting evolver breaks a lock silent for 10 x 100 ms, and waits 3 s at most
+        MetastoreSettings settings = new MetastoreSettings(List.of(stack.metastoreProcess().uri()), false, "", "");
+        org.apache.avro.Schema v1 = avro("{\"name\": \"id\", \"type\": \"long\"}");
+        PartitionSpec byDay = new PartitionSpec(List.of("dt"), List.of("string"));
+        java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (ThriftMetastore a = ThriftMetastore.connect(settings); ThriftMetastore b = ThriftMetastore.connect(
+                settings)) {
+            HiveTables taskA = lockedTables(a, "cascade-a", staleMs);
+            HiveTables taskB = lockedTables(b, "cascade-b", staleMs);
+            HiveTable table = taskA.ensureTable("cascade_events", v1, byDay);
+            List<io.hivesink.table.PartitionValues> days = new ArrayList<>();
+            for (int day = 0; day < 1_000; day++) {
+                days.add(new io.hivesink.table.PartitionValues(List.of("dt"), List.of("d" + day)));
+            }
+            taskA.registerPartitions(table, days);
+            String lockName = StateTables.evolutionLockName(DATABASE, "cascade_events");
+
+            long started = System.nanoTime();
+            java.util.concurrent.Future<Long> evolvingA = thread.submit(() -> {
+                taskA.ensureTable("cascade_events", avro("{\"name\": \"id\", \"type\": \"long\"}, "
+                        + "{\"name\": \"from_a\", \"type\": [\"null\", \"string\"], \"default\": null}"), byDay);
+                return (System.nanoTime() - started) / 1_000_000;
+            });
+            while (metastore.locksOn(DATABASE, lockName).isEmpty() && !evolvingA.isDone()) {
+                Thread.sleep(5);
+            }
+            org.apache.avro.Schema fromB = avro("{\"name\": \"id\", \"type\": \"long\"}, "
+                    + "{\"name\": \"from_b\", \"type\": [\"null\", \"string\"], \"default\": null}");
+            for (int attempt = 1; ; attempt++) { // as a task retries a batch whose evolution waited too long
+                try {
+                    taskB.ensureTable("cascade_events", fromB, byDay);
+                    break;
+                } catch (MetastoreException e) {
+                    assertTrue(attempt < 20 && e.getMessage().contains("was not granted"), e.getMessage());
+                }
+            }
+            long cascadeMs = evolvingA.get();
+            assertTrue(cascadeMs > 10 * staleMs, "A's evolution outlasted the bound after which a silent lock is "
+                    + "broken (else this test proves nothing): " + cascadeMs + " ms");
+            Table stored = metastore.getTable(DATABASE, "cascade_events").orElseThrow();
+            assertEquals(java.util.Set.of("id", "from_a", "from_b"), java.util.Set.copyOf(columnNames(
+                    stored.getSd().getCols())), "both evolutions kept their column; A's took " + cascadeMs + " ms");
+        } finally {
+            thread.shutdownNow();
+        }
+    }
+
+    private HiveTables lockedTables(ThriftMetastore connection, String instance, long staleMs) {
+        HiveTables tables = new HiveTables(connection, DATABASE, rig.warehouse(), name -> TableConfig.of(Map.of(),
+                null));
+        tables.evolveUnderLocks(new StateTables(connection, DATABASE, new StateTables.Deployment("cascade-sink",
+                "cascade-sink", DATABASE), rig.warehouse() + "/state", instance, staleMs).tableGuard());
+        return tables;
+    }
+
+    private static org.apache.avro.Schema avro(String fields) {
+        return new org.apache.avro.Schema.Parser().parse("{\"type\": \"record\", \"name\": \"R\", \"fields\": ["
+                + fields + "]}");
+    }
+
+    /**
+     * Whether this metastore, as started here, answers {@code get_fields} for an Avro table: 2.3.10 ({@code
+     * hive-metastore}) and this project's 4.0.1 child (HiveServer2's classpath) carry Hive's SerDes.
+     */
+    boolean servesAvroFields() {
+        return true;
+    }
+
+    /**
      * The start-up probe takes a refused stale expectation for the metastore's check only when the refusal is in
      * Hive's words (else it probes again): every release that checks must answer in them, and 3.1 must not check.
      */
@@ -212,7 +318,7 @@ abstract class MetastoreCompatibility {
      * zombie was refused on, each record once.
      */
     @Test
-    @Order(Integer.MAX_VALUE)
+    @Order(Integer.MAX_VALUE - 1)
     void aQueryEngineReadsTypesPartitionsAndTheEvolvedSchemaThroughThisMetastore() throws Exception {
         TopicPartition tp = new TopicPartition("read.events", 0);
         CommitRig.Task task = rig.task("read-sink", 0, FaultInjector.NONE, expectedFencing);
@@ -224,10 +330,11 @@ abstract class MetastoreCompatibility {
         }
         task.commit();
 
-        landColumnar("parquet");
-        landColumnar("orc");
+        ColumnarTables.land(rig, "parquet", expectedFencing);
+        ColumnarTables.land(rig, "orc", expectedFencing);
 
-        List<List<List<String>>> results = queryEngine(stack.metastoreProcess().uri(), work.resolve("reader")).query(
+        QueryEngine engine = queryEngine(stack.metastoreProcess().uri(), work.resolve("reader"));
+        List<List<List<String>>> results = engine.query(
                 "select id, bucket, note from " + DATABASE + ".read_events",
                 "show partitions " + DATABASE + ".read_events",
                 "describe " + DATABASE + ".read_events",
@@ -236,9 +343,9 @@ abstract class MetastoreCompatibility {
                 "select id from " + DATABASE + ".roll_events",
                 "select id from " + DATABASE + ".zombie_events",
                 "select id, bucket, note from " + DATABASE + ".parquet_events",
-                "select " + COLUMNAR_TYPES_COLUMNS + " from " + DATABASE + ".parquet_types order by id",
+                "select " + ColumnarTables.TYPES_COLUMNS + " from " + DATABASE + ".parquet_types order by id",
                 "select id, bucket, note from " + DATABASE + ".orc_events",
-                "select " + COLUMNAR_TYPES_COLUMNS + " from " + DATABASE + ".orc_types order by id",
+                "select " + ColumnarTables.TYPES_COLUMNS + " from " + DATABASE + ".orc_types order by id",
                 PUSH_DOWN_IN_HIVE,
                 "select id from " + DATABASE + ".parquet_floats where d <> 1",
                 "select id from " + DATABASE + ".parquet_floats where f <> 1",
@@ -270,14 +377,14 @@ abstract class MetastoreCompatibility {
         assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b1/note-4", "5/b2/note-5",
                 "6/b0/note-6"), results.get(6).stream().map(r -> r.get(0) + "/" + r.get(1) + "/" + r.get(2))
                 .sorted().toList(), "a Parquet table's old files read through its evolved schema");
-        assertEquals(COLUMNAR_TYPES_EXPECTED, results.get(7), "every type of a Parquet table, value by value");
+        assertEquals(ColumnarTables.TYPES_EXPECTED, results.get(7), "every type of a Parquet table, value by value");
         assertEquals(List.of("0/b0/null", "1/b1/null", "2/b0/null", "3/b1/null", "4/b1/note-4", "5/b2/note-5",
                 "6/b0/note-6"), results.get(8).stream().map(r -> r.get(0) + "/" + r.get(1) + "/" + r.get(2))
                 .sorted().toList(), "an ORC table's old files read through its evolved schema");
-        assertEquals(COLUMNAR_TYPES_EXPECTED, results.get(9), "every type of an ORC table, value by value");
+        assertEquals(ColumnarTables.TYPES_EXPECTED, results.get(9), "every type of an ORC table, value by value");
         for (int format = 0; format < 2; format++) {
             String table = format == 0 ? "parquet_floats" : "orc_floats";
-            List<String> nan = format == 0 ? List.of("3", "4", "5") : orcNanUnderPushdown();
+            List<String> nan = format == 0 ? List.of("3", "4", "5") : engine.orcNanUnderPushdown();
             int first = 11 + 3 * format;
             assertEquals(nan, sortedIds(results.get(first)), table + ": d <> 1 over a file of [1.0, 1.0, NaN] "
                     + "returns the NaN, pushed down (min and max without it say 1.0)");
@@ -286,114 +393,6 @@ abstract class MetastoreCompatibility {
                     + "pushed down (ORC's statistics and Parquet's record filter order -0.0 below 0.0)");
         }
         assertEquals(List.of("3", "4", "5"), sortedIds(results.get(18)), "orc_floats: d <> 1, not pushed down");
-    }
-
-    /**
-     * Every column type a Parquet or ORC table can have, with nulls and nested structs whose fields are in camelCase
-     * at two depths (Hive reads an ORC file's struct fields by the table's names, case-sensitively). Each format's
-     * own reader checks empty arrays and null map values ({@code ParallelParquetWriterTest},
-     * {@code ParallelOrcWriterTest}); Hive 4.0.1 reads an empty array as NULL and a null int map value as 0 from
-     * any Parquet file, so they are not compared here.
-     */
-    private static final Schema TYPES = SchemaBuilder.struct().name("Types")
-            .field("id", Schema.INT64_SCHEMA)
-            .field("bucket", Schema.STRING_SCHEMA)
-            .field("i8", Schema.INT8_SCHEMA)
-            .field("i16", Schema.INT16_SCHEMA)
-            .field("i32", Schema.INT32_SCHEMA)
-            .field("f32", Schema.FLOAT32_SCHEMA)
-            .field("f64", Schema.FLOAT64_SCHEMA)
-            .field("flag", Schema.BOOLEAN_SCHEMA)
-            .field("s", Schema.OPTIONAL_STRING_SCHEMA)
-            .field("b", Schema.BYTES_SCHEMA)
-            .field("amount", Decimal.schema(2))
-            .field("d", org.apache.kafka.connect.data.Date.SCHEMA)
-            .field("ts", Timestamp.builder().optional().build())
-            .field("arr", SchemaBuilder.array(Schema.OPTIONAL_STRING_SCHEMA).build())
-            .field("m", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.OPTIONAL_INT32_SCHEMA).build())
-            .field("st", SchemaBuilder.struct().name("Inner")
-                    .field("x", Schema.INT32_SCHEMA)
-                    .field("y", Schema.OPTIONAL_STRING_SCHEMA)
-                    .field("userId", Schema.OPTIONAL_STRING_SCHEMA)
-                    .field("Deep", SchemaBuilder.struct().name("Deep")
-                            .field("deepName", Schema.INT32_SCHEMA).optional().build())
-                    .optional().build())
-            .build();
-
-    private static final String COLUMNAR_TYPES_COLUMNS = "cast(id as string), bucket, cast(i8 as string), "
-            + "cast(i16 as string), cast(i32 as string), cast(f32 as string), cast(f64 as string), "
-            + "if(flag, 'yes', 'no'), s, hex(b), cast(amount as string), cast(d as string), cast(ts as string), "
-            + "cast(size(arr) as string), arr[0], arr[1], arr[2], cast(m['k1'] as string), cast(size(m) as string), "
-            + "cast(st.x as string), st.y, st.userId, cast(st.Deep.deepName as string)";
-
-    private static final List<List<String>> COLUMNAR_TYPES_EXPECTED = Arrays.asList(
-            Arrays.asList("1", "b1", "-8", "-1600", "32", "1.5", "-2.25", "yes", "größe 😀", "00017F80FF",
-                    "-12345.67", "2026-11-26", "2026-11-26 12:34:56.789", "3", "a", null, "c", "7", "2", "5", "y", "u1",
-                    "9"),
-            Arrays.asList("2", "b0", "127", "32767", "2147483647", "0.0", "1.0E100", "no", null, "",
-                    "0.01", "1969-12-31", null, "3", "x", "y", "z", "9", "1", null, null, null, null));
-
-    /** The two tables of a columnar format the query engine reads: evolved events, and every type. */
-    private void landColumnar(String format) {
-        TopicPartition events = new TopicPartition(format + ".events", 0);
-        TopicPartition types = new TopicPartition(format + ".types", 0);
-        CommitRig.Task task = rig.task(format + "-sink", 0, FaultInjector.NONE, expectedFencing,
-                Map.of("format", format));
-        task.committer().claim(List.of(events, types));
-        add(task, events, 0, 4);
-        Schema st = TYPES.field("st").schema();
-        Struct inner = new Struct(st).put("x", 5).put("y", "y").put("userId", "u1")
-                .put("Deep", new Struct(st.field("Deep").schema()).put("deepName", 9)); // camelCase at two depths
-        Map<String, Integer> twoKeys = new LinkedHashMap<>();
-        twoKeys.put("k1", 7);
-        twoKeys.put("k2", null);
-        task.add(new SinkRecord(types.topic(), 0, null, null, TYPES,
-                new Struct(TYPES).put("id", 1L).put("bucket", "b1").put("i8", (byte) -8)
-                        .put("i16", (short) -1600).put("i32", 32).put("f32", 1.5f).put("f64", -2.25)
-                        .put("flag", true).put("s", "größe 😀").put("b", new byte[] {0, 1, 127, -128, -1})
-                        .put("amount", new BigDecimal("-12345.67"))
-                        .put("d", java.util.Date.from(Instant.parse("2026-11-26T00:00:00Z")))
-                        .put("ts", java.util.Date.from(Instant.parse("2026-11-26T12:34:56.789Z")))
-                        .put("arr", Arrays.asList("a", null, "c")).put("m", twoKeys).put("st", inner),
-                0));
-        task.add(new SinkRecord(types.topic(), 0, null, null, TYPES,
-                new Struct(TYPES).put("id", 2L).put("bucket", "b0")
-                        .put("i8", (byte) 127).put("i16", (short) 32767).put("i32", Integer.MAX_VALUE)
-                        .put("f32", 0.0f).put("f64", 1e100).put("flag", false).put("b", new byte[0])
-                        .put("amount", new BigDecimal("0.01"))
-                        .put("d", java.util.Date.from(Instant.parse("1969-12-31T00:00:00Z")))
-                        .put("arr", List.of("x", "y", "z")).put("m", Map.of("k1", 9)),
-                1));
-        task.commit();
-        for (long offset = 4; offset < 7; offset++) {
-            task.add(events, offset, "b" + (offset % 3), "note-" + offset);
-        }
-        task.commit();
-        landFloats(format);
-    }
-
-    private static final Schema FLOATS = SchemaBuilder.struct().name("Floats")
-            .field("id", Schema.INT64_SCHEMA)
-            .field("bucket", Schema.STRING_SCHEMA)
-            .field("d", Schema.FLOAT64_SCHEMA)
-            .field("f", Schema.FLOAT32_SCHEMA)
-            .build();
-
-    /**
-     * A file of [1.0, 1.0, NaN] (partition b0) and one of [-0.0, 0.0] (b1), in one batch: a reader that trusts a
-     * min and max without the NaN skips the first file for {@code d <> 1}.
-     */
-    private void landFloats(String format) {
-        TopicPartition floats = new TopicPartition(format + ".floats", 0);
-        CommitRig.Task task = rig.task(format + "-floats-sink", 0, FaultInjector.NONE, expectedFencing,
-                Map.of("format", format));
-        task.committer().claim(List.of(floats));
-        double[] values = {1.0, 1.0, Double.NaN, -0.0, 0.0};
-        for (int i = 0; i < values.length; i++) {
-            task.add(new SinkRecord(floats.topic(), 0, null, null, FLOATS, new Struct(FLOATS).put("id", i + 1L)
-                    .put("bucket", i < 3 ? "b0" : "b1").put("d", values[i]).put("f", (float) values[i]), i));
-        }
-        task.commit();
     }
 
     @Test
@@ -453,7 +452,7 @@ abstract class MetastoreCompatibility {
         }
     }
 
-    private static List<String> sortedIds(List<List<String>> rows) {
+    static List<String> sortedIds(List<List<String>> rows) {
         return rows.stream().map(r -> Long.parseLong(r.get(0))).sorted().map(String::valueOf).toList();
     }
 
