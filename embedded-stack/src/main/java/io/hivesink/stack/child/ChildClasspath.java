@@ -101,6 +101,14 @@ public final class ChildClasspath {
         return out.toString();
     }
 
+    /**
+     * The directory of a child module that holds no classpath but files of its own (Trino's server, which runs on a
+     * Java of its own): {@code child-jvms/<module>}, or the directory {@code -Dhivesink.<module>Dir} names.
+     */
+    public static Path moduleOnly(String module) {
+        return findModuleDir(module, "hivesink." + propertyName(module) + "Dir");
+    }
+
     /** The module directory. */
     public Path moduleDir() {
         return moduleDir;
