@@ -212,8 +212,9 @@ public final class StateTables {
             StateLocks tableLocks = byDatabase.computeIfAbsent(db,
                     d -> new StateLocks(metastore, d, writer, EVOLUTION_STALE_FACTOR * staleLockMs));
             long lock = tableLocks.acquire(evolutionLockName(db, table));
-            LockHeartbeat alive = metastore.keepLockAlive(lock, staleLockMs);
+            LockHeartbeat alive = LockHeartbeat.NONE;
             try {
+                alive = metastore.keepLockAlive(lock, staleLockMs);
                 return change.test(lock);
             } finally {
                 alive.close();

@@ -30,8 +30,14 @@ final class AvroFieldsCheck {
         if (checked) {
             return;
         }
+        try {
+            refusal = metastore.fieldsRefusal(database, table).orElse(null);
+        } catch (RuntimeException e) {
+            log.debug("Could not ask the metastore for the fields of {}.{} (asked again at the next table): {}",
+                    database, table, e.getMessage());
+            return; // the metastore did not answer either way: not the table's concern, ask again later
+        }
         checked = true;
-        refusal = metastore.fieldsRefusal(database, table).orElse(null);
         if (refusal != null) {
             log.warn("Trino cannot read Avro table {}.{} (nor this connector's other Avro tables) through {}: Trino "
                     + "asks the metastore for an Avro table's fields, and it answers \"{}\". On a standalone "

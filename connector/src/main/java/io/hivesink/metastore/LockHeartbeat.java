@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * keep the lock alive for as long as the holder lives; a holder that dies stops them, and its lock is broken as
  * before.
  *
- * <p>The connection is opened by the caller (so it carries the task's Kerberos identity); heartbeats run on a daemon
- * thread. A failed heartbeat is logged and tried again at the next beat; a lock found gone ends them.
+ * <p>The connection is opened by the caller and belongs to a daemon thread, which heartbeats and closes it at the end.
+ * A failed heartbeat is logged and tried again at the next beat; a lock found gone ends them.
  */
 public final class LockHeartbeat implements AutoCloseable {
 
@@ -25,6 +25,7 @@ public final class LockHeartbeat implements AutoCloseable {
     public static final LockHeartbeat NONE = new LockHeartbeat();
 
     private static final Logger log = LoggerFactory.getLogger(LockHeartbeat.class);
+    private static final long CLOSE_WAIT_MS = 2_000;
 
     private final CountDownLatch closed = new CountDownLatch(1);
     private final Metastore connection;
@@ -62,10 +63,15 @@ public final class LockHeartbeat implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            connection.close();
         }
     }
 
-    /** Stops the heartbeats (waiting for one under way) and closes their connection. */
+    /**
+     * Stops the heartbeats. Waits a moment for one under way; one that hangs (a metastore that stopped answering)
+     * does not hold the caller: its thread closes the connection when the call gives up.
+     */
     @Override
     public void close() {
         if (thread == null) {
@@ -73,10 +79,9 @@ public final class LockHeartbeat implements AutoCloseable {
         }
         closed.countDown();
         try {
-            thread.join(60_000);
+            thread.join(CLOSE_WAIT_MS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        connection.close();
     }
 }

@@ -94,9 +94,14 @@ final class PartitionRegistrar {
                 }
             }
         }
-        // an earlier try of this batch may have added some and stopped before it caught up: all are read (another
-        // task's partitions are its own to catch up, or its roll-forward's)
-        Set<String> unknown = new LinkedHashSet<>(again ? requested.values() : List.of());
+        // not added by this call although missing from the cache: added by a call whose answer was lost (and which
+        // was sent again), or by another task at the same moment; and where an earlier try of this batch may have
+        // stopped before it caught up, all of them: read and checked
+        Set<String> unknown = new LinkedHashSet<>(again ? requested.values()
+                : missing.stream().map(PartitionValues::path).toList());
+        if (!again) {
+            unknown.removeAll(added);
+        }
         catchUp(table, added, unknown, columns);
         for (PartitionValues values : missing) {
             existing.add(values.path()); // known to have the table's columns only now
@@ -145,10 +150,13 @@ final class PartitionRegistrar {
             }
             List<String> names = new ArrayList<>(check);
             int altered = 0;
+            int read = 0;
             for (int from = 0; from < names.size(); from += PARTITIONS_PER_CALL) {
                 List<Partition> stale = new ArrayList<>();
-                for (Partition partition : metastore.partitionsByNames(database, table.name(),
-                        names.subList(from, Math.min(names.size(), from + PARTITIONS_PER_CALL)))) {
+                List<Partition> partitions = metastore.partitionsByNames(database, table.name(),
+                        names.subList(from, Math.min(names.size(), from + PARTITIONS_PER_CALL)));
+                read += partitions.size();
+                for (Partition partition : partitions) {
                     if (!now.equals(partition.getSd().getCols())) {
                         partition.getSd().setCols(copyOf(now));
                         stale.add(partition);
@@ -158,6 +166,11 @@ final class PartitionRegistrar {
                     metastore.alterPartitions(database, table.name(), stale);
                     altered += stale.size();
                 }
+            }
+            if (read < names.size()) {
+                log.warn("Table {}.{}: {} of the {} partitions being registered could not be read back by name "
+                        + "(dropped meanwhile, or named differently by the metastore); their columns are not checked",
+                        database, table.name(), names.size() - read, names.size());
             }
             if (altered > 0) {
                 log.info("Gave {} partitions of table {}.{} the table's columns, which an evolution made while they "

@@ -22,6 +22,7 @@ import org.apache.hadoop.hive.metastore.api.LockRequest;
 import org.apache.hadoop.hive.metastore.api.LockResponse;
 import org.apache.hadoop.hive.metastore.api.LockState;
 import org.apache.hadoop.hive.metastore.api.LockType;
+import org.apache.hadoop.hive.metastore.api.MetaException;
 import org.apache.hadoop.hive.metastore.api.NoSuchLockException;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.hadoop.hive.metastore.api.ShowLocksRequest;
@@ -168,9 +169,11 @@ public final class ThriftMetastore implements Metastore {
         try {
             calls.call("get_fields", database + "." + table, true, c -> c.get_fields(database, table));
             return Optional.empty();
-        } catch (TException e) {
+        } catch (MetaException e) {
             String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             return Optional.of(message.lines().findFirst().orElse(message));
+        } catch (TException e) {
+            throw calls.failed("get_fields " + database + "." + table, e);
         }
     }
 
@@ -320,13 +323,27 @@ public final class ThriftMetastore implements Metastore {
         }
     }
 
+    /** The settings, with the URI of this connection first: a second connection goes where this one went. */
+    private MetastoreSettings currentUriFirst() {
+        String current;
+        synchronized (this) {
+            current = calls.server().uri();
+        }
+        List<String> uris = new ArrayList<>(settings.uris());
+        if (uris.remove(current)) {
+            uris.add(0, current);
+        }
+        return new MetastoreSettings(uris, settings.sslEnabled(), settings.truststorePath(),
+                settings.truststorePassword(), settings.saslPrincipal(), settings.saslQop(), settings.identity());
+    }
+
     /** Connects a second time here, on the caller's thread (as its identity); heartbeats on a thread of their own. */
     @Override
     public LockHeartbeat keepLockAlive(long lockId, long everyMs) {
         ThriftMetastore second;
         try {
-            second = connect(settings);
-        } catch (MetastoreException e) {
+            second = connect(currentUriFirst());
+        } catch (RuntimeException e) {
             org.slf4j.LoggerFactory.getLogger(ThriftMetastore.class).warn("Lock {} is heartbeated only as it is "
                     + "written: a second connection to heartbeat it meanwhile failed: {}", lockId, e.getMessage());
             return LockHeartbeat.NONE;

@@ -204,6 +204,73 @@ class HiveTablesTest {
                 "db", "orders", List.of("2026-11-23")).orElseThrow().getSd().getCols()));
     }
 
+    /**
+     * A registration whose answer was lost and which was sent again adds nothing the second time: the partition it
+     * did add, with the columns from before an evolution that raced it, is read back and caught up all the same.
+     */
+    @Test
+    void aPartitionAddedByACallWhoseAnswerWasLostIsCaughtUpToo() {
+        HiveTables[] taskB = new HiveTables[1];
+        InMemoryMetastore metastore = new InMemoryMetastore() {
+            @Override
+            public synchronized List<Partition> addPartitions(List<Partition> added) {
+                if (taskB[0] != null) {
+                    HiveTables evolving = taskB[0];
+                    taskB[0] = null;
+                    evolving.ensureTable("orders", V2, BY_DAY);
+                }
+                super.addPartitions(added); // its answer is lost
+                return super.addPartitions(added); // sent again: it adds nothing
+            }
+        };
+        HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
+        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+
+        taskA.registerPartitions(cached, List.of(day("2026-11-22")));
+        assertEquals(List.of("id:bigint", "qty:bigint", "note:string"),
+                columns(metastore.getPartition("db", "orders", List.of("2026-11-22")).orElseThrow().getSd().getCols()));
+    }
+
+    /** A second connection that cannot be had leaves the evolution lock released, not held until it is broken. */
+    @Test
+    void anEvolutionLockIsReleasedWhenItsHeartbeatCannotStart() {
+        InMemoryMetastore metastore = new InMemoryMetastore() {
+            @Override
+            public LockHeartbeat keepLockAlive(long lockId, long everyMs) {
+                throw new IllegalStateException("injected: no second connection");
+            }
+        };
+        metastore.ignoreCompareAndSet = true;
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        tables.evolveUnderLocks(new StateTables(metastore, "hive_sink", new StateTables.Deployment("conn", "conn",
+                "db"), "file:///s", "conn-t0-a", 1_000).tableGuard());
+        tables.ensureTable("orders", V1, BY_DAY);
+        assertThrows(IllegalStateException.class, () -> tables.ensureTable("orders", V2, BY_DAY));
+        assertEquals(List.of(), metastore.locksOn("db", StateTables.evolutionLockName("db", "orders")));
+    }
+
+    /** A metastore that does not answer get_fields either way is asked again at the next table, and not reported. */
+    @Test
+    void anAvroFieldsProbeThatGotNoAnswerIsAskedAgain() {
+        int[] failures = {1};
+        InMemoryMetastore metastore = new InMemoryMetastore() {
+            @Override
+            public java.util.Optional<String> fieldsRefusal(String database, String table) {
+                if (failures[0]-- > 0) {
+                    throw new MetastoreException("injected: connection reset", null);
+                }
+                return super.fieldsRefusal(database, table);
+            }
+        };
+        metastore.fieldsRefusal = "Storage schema reading not supported";
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        tables.ensureTable("orders", V1, BY_DAY);
+        assertEquals(null, tables.avroFieldsRefusal(), "no answer is no refusal");
+        tables.ensureTable("customers", V1, BY_DAY);
+        assertEquals("Storage schema reading not supported", tables.avroFieldsRefusal());
+    }
+
     /** An evolution that commits between the catch-up's read of the table and its alter is caught up with too. */
     @Test
     void anEvolutionDuringTheCatchUpIsCaughtUpWith() {
