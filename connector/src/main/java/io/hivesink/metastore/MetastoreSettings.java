@@ -20,6 +20,12 @@ public record MetastoreSettings(List<String> uris, boolean sslEnabled, String tr
         this(uris, sslEnabled, truststorePath, truststorePassword, null, "auth", TaskIdentity.WORKER);
     }
 
+    /** These settings with other URIs (or the same in another order). */
+    public MetastoreSettings withUris(List<String> others) {
+        return new MetastoreSettings(List.copyOf(others), sslEnabled, truststorePath, truststorePassword,
+                saslPrincipal, saslQop, identity);
+    }
+
     public boolean sasl() {
         return saslPrincipal != null;
     }

@@ -94,14 +94,12 @@ final class PartitionRegistrar {
                 }
             }
         }
-        // not added by this call although missing from the cache: added by a call whose answer was lost (and which
-        // was sent again), or by another task at the same moment; and where an earlier try of this batch may have
-        // stopped before it caught up, all of them: read and checked
+        // those this call did not add are read and checked: missing from the cache but added by a call whose answer
+        // was lost (and which was sent again), or by another task at the same moment; and where an earlier try of
+        // this batch may have stopped before it caught up, all the batch's partitions
         Set<String> unknown = new LinkedHashSet<>(again ? requested.values()
                 : missing.stream().map(PartitionValues::path).toList());
-        if (!again) {
-            unknown.removeAll(added);
-        }
+        unknown.removeAll(added);
         catchUp(table, added, unknown, columns);
         for (PartitionValues values : missing) {
             existing.add(values.path()); // known to have the table's columns only now

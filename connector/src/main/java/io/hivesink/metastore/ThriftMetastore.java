@@ -333,8 +333,7 @@ public final class ThriftMetastore implements Metastore {
         if (uris.remove(current)) {
             uris.add(0, current);
         }
-        return new MetastoreSettings(uris, settings.sslEnabled(), settings.truststorePath(),
-                settings.truststorePassword(), settings.saslPrincipal(), settings.saslQop(), settings.identity());
+        return settings.withUris(uris);
     }
 
     /** Connects a second time here, on the caller's thread (as its identity); heartbeats on a thread of their own. */

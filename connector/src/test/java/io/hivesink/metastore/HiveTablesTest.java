@@ -36,6 +36,10 @@ class HiveTablesTest {
     static final Schema V1 = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"int\"}");
     static final Schema V2 = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
             + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null}");
+    /** V2 and a further optional column. */
+    static final Schema V3 = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
+            + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null},"
+            + "{\"name\":\"extra\",\"type\":[\"null\",\"int\"],\"default\":null}");
 
     /** A table's configuration where only what the metastore uses matters. */
     static TableConfig options(String location, Map<String, String> properties, boolean evolve) {
@@ -126,21 +130,10 @@ class HiveTablesTest {
      */
     @Test
     void anEvolutionRacingARegistrationIsCaughtUpWith() {
-        HiveTables[] taskB = new HiveTables[1];
-        InMemoryMetastore metastore = new InMemoryMetastore() {
-            @Override
-            public synchronized List<Partition> addPartitions(List<Partition> added) {
-                if (taskB[0] != null) {
-                    HiveTables evolving = taskB[0];
-                    taskB[0] = null;
-                    evolving.ensureTable("orders", V2, BY_DAY);
-                }
-                return super.addPartitions(added);
-            }
-        };
+        RacingMetastore metastore = new RacingMetastore();
         HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
-        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        metastore.evolveAtNextAdd(V2, BY_DAY);
 
         assertEquals(1, taskA.registerPartitions(cached, List.of(day("2026-11-22"))));
         assertEquals(List.of("id:bigint", "qty:bigint", "note:string"),
@@ -153,31 +146,11 @@ class HiveTablesTest {
      */
     @Test
     void aCatchUpThatFailedIsDoneAgainByTheRetryOrTheRollForward() {
-        HiveTables[] taskB = new HiveTables[1];
-        Schema[] evolution = {V2};
-        int[] failAlters = {1};
-        InMemoryMetastore metastore = new InMemoryMetastore() {
-            @Override
-            public synchronized List<Partition> addPartitions(List<Partition> added) {
-                if (taskB[0] != null) {
-                    HiveTables evolving = taskB[0];
-                    taskB[0] = null;
-                    evolving.ensureTable("orders", evolution[0], BY_DAY);
-                }
-                return super.addPartitions(added);
-            }
-
-            @Override
-            public synchronized void alterPartitions(String database, String table, List<Partition> altered) {
-                if (failAlters[0]-- > 0) {
-                    throw new MetastoreException("injected: the metastore went away", null);
-                }
-                super.alterPartitions(database, table, altered);
-            }
-        };
+        RacingMetastore metastore = new RacingMetastore();
         HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
-        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        metastore.evolveAtNextAdd(V2, BY_DAY);
+        metastore.failingAlters = 1;
         assertThrows(MetastoreException.class, () -> taskA.registerPartitions(cached, List.of(day("2026-11-22"))));
         Partition stale = metastore.getPartition("db", "orders", List.of("2026-11-22")).orElseThrow();
         assertEquals(List.of("id:bigint", "qty:int"), columns(stale.getSd().getCols()), "added, not caught up");
@@ -189,11 +162,8 @@ class HiveTablesTest {
         assertTrue(fixed.getCreateTime() > 0);
 
         // the same by another task rolling the batch forward
-        evolution[0] = schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
-                + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null},"
-                + "{\"name\":\"extra\",\"type\":[\"null\",\"int\"],\"default\":null}");
-        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
-        failAlters[0] = 1;
+        metastore.evolveAtNextAdd(V3, BY_DAY);
+        metastore.failingAlters = 1;
         HiveTables crashing = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable before = crashing.ensureTable("orders", V2, BY_DAY);
         assertThrows(MetastoreException.class, () -> crashing.registerPartitions(before,
@@ -210,22 +180,11 @@ class HiveTablesTest {
      */
     @Test
     void aPartitionAddedByACallWhoseAnswerWasLostIsCaughtUpToo() {
-        HiveTables[] taskB = new HiveTables[1];
-        InMemoryMetastore metastore = new InMemoryMetastore() {
-            @Override
-            public synchronized List<Partition> addPartitions(List<Partition> added) {
-                if (taskB[0] != null) {
-                    HiveTables evolving = taskB[0];
-                    taskB[0] = null;
-                    evolving.ensureTable("orders", V2, BY_DAY);
-                }
-                super.addPartitions(added); // its answer is lost
-                return super.addPartitions(added); // sent again: it adds nothing
-            }
-        };
+        RacingMetastore metastore = new RacingMetastore();
+        metastore.resendAdds = true;
         HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
-        taskB[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        metastore.evolveAtNextAdd(V2, BY_DAY);
 
         taskA.registerPartitions(cached, List.of(day("2026-11-22")));
         assertEquals(List.of("id:bigint", "qty:bigint", "note:string"),
@@ -274,34 +233,11 @@ class HiveTablesTest {
     /** An evolution that commits between the catch-up's read of the table and its alter is caught up with too. */
     @Test
     void anEvolutionDuringTheCatchUpIsCaughtUpWith() {
-        HiveTables[] evolvers = new HiveTables[2];
-        Schema[] evolutions = {V2, schema("{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"qty\",\"type\":\"long\"},"
-                + "{\"name\":\"note\",\"type\":[\"null\",\"string\"],\"default\":null},"
-                + "{\"name\":\"extra\",\"type\":[\"null\",\"int\"],\"default\":null}")};
-        InMemoryMetastore metastore = new InMemoryMetastore() {
-            private int step;
-
-            @Override
-            public synchronized List<Partition> addPartitions(List<Partition> added) {
-                evolve();
-                return super.addPartitions(added);
-            }
-
-            @Override
-            public synchronized void alterPartitions(String database, String table, List<Partition> altered) {
-                evolve();
-                super.alterPartitions(database, table, altered);
-            }
-
-            private void evolve() {
-                if (evolvers[0] != null && step < evolutions.length) {
-                    evolvers[0].ensureTable("orders", evolutions[step++], BY_DAY);
-                }
-            }
-        };
+        RacingMetastore metastore = new RacingMetastore();
         HiveTables taskA = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
         HiveTable cached = taskA.ensureTable("orders", V1, BY_DAY);
-        evolvers[0] = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        metastore.evolveAtNextAdd(V2, BY_DAY);
+        metastore.evolveAtNextAlter(V3, BY_DAY);
         taskA.registerPartitions(cached, List.of(day("2026-11-22")));
         assertEquals(List.of("id:bigint", "qty:bigint", "note:string", "extra:int"), columns(metastore.getPartition(
                 "db", "orders", List.of("2026-11-22")).orElseThrow().getSd().getCols()), "both evolutions");
