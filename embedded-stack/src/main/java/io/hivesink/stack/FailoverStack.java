@@ -75,7 +75,8 @@ public final class FailoverStack implements AutoCloseable {
 
     /**
      * As above, with a metastore of the given release on its full schema (lock and transaction tables included,
-     * which a peer's Hive catalog locks tables with).
+     * which a peer's Hive catalog locks tables with). HiveServer2, if {@code withHive}, is 3.1.3 on a 3.1 metastore
+     * (which then also evaluates its partition filters: {@link MetastoreProcess#HIVE_EXEC}), 4.0.1 on the others.
      */
     public static FailoverStack start(Path workDir, int dataNodes, boolean withHive, MetastoreRelease release)
             throws Exception {
@@ -107,6 +108,10 @@ public final class FailoverStack implements AutoCloseable {
         if (release == MetastoreRelease.HIVE_2_3) {
             throw new IllegalArgumentException("Tables on S3 need metastore 4.0 or 3.1, not " + release
                     + ": the 2.3 metastore child has no hadoop-aws to take s3a:// locations");
+        }
+        if (withHive && release == MetastoreRelease.HIVE_3_1) {
+            throw new IllegalArgumentException("Tables on S3 with HiveServer2 need metastore 4.0: a 3.1 metastore gets"
+                    + " HiveServer2 3.1.3, whose child has no hadoop-aws to read s3a://");
         }
         EmbeddedStack.deleteRecursively(workDir);
         Files.createDirectories(workDir);
@@ -141,9 +146,15 @@ public final class FailoverStack implements AutoCloseable {
                 .numDataNodes(dataNodes).build();
         dfs.waitActive();
         String hdfsUri = dfs.getURI().toString();
+        // HiveServer2 of the metastore's release where there is one here, 3.1.3 or 4.0.1; 4.0.1 on a 2.3 metastore
+        MetastoreRelease hiveRelease = release == MetastoreRelease.HIVE_3_1 ? release : MetastoreRelease.HIVE_4_0;
+        Map<String, String> settings = new HashMap<>(metastoreConf);
+        if (withHive && hiveRelease == MetastoreRelease.HIVE_3_1) {
+            settings.put(MetastoreProcess.HIVE_EXEC, "true");
+        }
         CompletableFuture<MetastoreProcess> metastoreStart = CompletableFuture.supplyAsync(
                 () -> EmbeddedStack.unchecked(() -> MetastoreProcess.start(release, workDir.resolve("metastore"),
-                        hdfsUri, metastoreConf, MetastoreProcess.DEFAULT_START_TIMEOUT)));
+                        hdfsUri, settings, MetastoreProcess.DEFAULT_START_TIMEOUT)));
         Properties brokerProps = new Properties();
         brokerProps.put("auto.create.topics.enable", "false");
         // transactions (a peer sink's exactly-once producers) on a single broker
@@ -154,8 +165,8 @@ public final class FailoverStack implements AutoCloseable {
         MetastoreProcess metastore = metastoreStart.join();
         Map<String, String> hiveConf = s3 == null ? Map.of() : s3.s3aSettings();
         CompletableFuture<HiveSql> hive = withHive ? CompletableFuture.supplyAsync(
-                () -> EmbeddedStack.unchecked(() -> HiveSql.start(workDir.resolve("hive"), metastore.uri(), hdfsUri,
-                        hiveConf, MetastoreProcess.DEFAULT_START_TIMEOUT)))
+                () -> EmbeddedStack.unchecked(() -> HiveSql.start(hiveRelease, workDir.resolve("hive"),
+                        metastore.uri(), hdfsUri, hiveConf, MetastoreProcess.DEFAULT_START_TIMEOUT)))
                 : CompletableFuture.failedFuture(new IllegalStateException("this stack runs no HiveServer2"));
         return new FailoverStack(workDir, dfs, kafka, metastore, hive, pluginPath, s3);
     }

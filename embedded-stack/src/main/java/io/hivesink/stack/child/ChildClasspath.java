@@ -23,15 +23,26 @@ public final class ChildClasspath {
 
     private final Path moduleDir;
     private final String classpath;
+    /** The system property that overrides the module's directory, for error messages. */
+    private final String property;
 
-    private ChildClasspath(Path moduleDir, String classpath) {
+    private ChildClasspath(Path moduleDir, String classpath, String property) {
         this.moduleDir = moduleDir;
         this.classpath = classpath;
+        this.property = property;
     }
 
     /** The metastore and HiveServer2 child JVMs ({@code hive-child}, with its main classes). */
     public static ChildClasspath hive() {
         return locate("hive-child", "io/hivesink/hivechild");
+    }
+
+    /**
+     * HiveServer2 3.1.3 ({@code hive-child-3.1}): its jars, and its classes: the launcher that loads Hive through a
+     * URLClassLoader of its own, and the stand-in for a serializer of hive-exec's that fails on Java 9 and later.
+     */
+    public static ChildClasspath hive31() {
+        return locate("hive-child-3.1", "io/hivesink/hivechild31");
     }
 
     /** A bare Kafka Connect worker, the Kafka runtime only: {@code connect-child}, {@code connect-child-3.9}, ... */
@@ -67,6 +78,13 @@ public final class ChildClasspath {
             throw new IllegalStateException(missingMessage(property, "found " + moduleDir + " but not " + listFile
                     + (requiredClasses == null ? "" : " and compiled classes in " + classes)));
         }
+        String jars = readList(listFile, property);
+        return new ChildClasspath(moduleDir, requiredClasses == null ? jars : classes + File.pathSeparator + jars,
+                property);
+    }
+
+    /** The entries of a class path list file the module wrote, joined with the path separator; each must exist. */
+    private static String readList(Path listFile, String property) {
         String jars;
         try {
             jars = Files.readString(listFile, StandardCharsets.UTF_8).strip();
@@ -82,7 +100,7 @@ public final class ChildClasspath {
                         + ", which does not exist"));
             }
         }
-        return new ChildClasspath(moduleDir, requiredClasses == null ? jars : classes + File.pathSeparator + jars);
+        return jars;
     }
 
     /** {@code hive-child} to {@code hiveChild}, {@code metastore-child-3.1} to {@code metastoreChild31}. */
@@ -112,6 +130,24 @@ public final class ChildClasspath {
     /** The module directory. */
     public Path moduleDir() {
         return moduleDir;
+    }
+
+    /** The module's compiled classes, {@code target/classes}. */
+    public Path classesDir() {
+        return moduleDir.resolve("target/classes");
+    }
+
+    /**
+     * Another class path list the module writes beside {@code classpath.txt}, {@code target/<fileName>}: its entries
+     * joined with the path separator.
+     */
+    public String list(String fileName) {
+        return readList(moduleDir.resolve("target").resolve(fileName), property);
+    }
+
+    /** This classpath with more entries after it (joined with the path separator). */
+    public ChildClasspath append(String entries) {
+        return new ChildClasspath(moduleDir, classpath + File.pathSeparator + entries, property);
     }
 
     /** The classes (if any) and the dependency jars, joined with the path separator. */

@@ -2,6 +2,7 @@ package io.hivesink.stack.hive;
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
@@ -103,23 +104,53 @@ final class HiveChildJvm implements AutoCloseable {
     /** As above, on the classpath of another child module (after {@code classpathFirst}). */
     static HiveChildJvm start(String name, Path workDir, String mainClass, String maxHeap, List<Path> classpathFirst,
             ChildClasspath cp, List<String> args) {
-        try {
-            Files.createDirectories(workDir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + workDir, e);
-        }
-        Path tmp = workDir.resolve("tmp");
-        try {
-            Files.createDirectories(tmp);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + tmp, e);
-        }
-        StringBuilder classpath = new StringBuilder();
-        for (Path p : classpathFirst) {
-            classpath.append(p.toAbsolutePath()).append(java.io.File.pathSeparator);
-        }
-        classpath.append(cp.classpath());
+        createDirectories(workDir.resolve("tmp"));
+        return launch(name, workDir, maxHeap, joined(classpathFirst, cp.classpath()), mainClass, args);
+    }
 
+    /**
+     * As above, on HiveServer2 3.1.3's classpath ({@code hive-child-3.1}, then hive-child's classes for the mains),
+     * loaded by hive-child-3.1's {@code IsolatedMain} in a URLClassLoader: Hive 3.1 casts its class loader to one,
+     * and the JDK's application loader has not been one since Java 9. The JVM's own classpath is the launcher's
+     * classes; the rest goes to {@code <name>.classpath} in {@code workDir}, which the launcher reads.
+     */
+    static HiveChildJvm startHive31(String name, Path workDir, String mainClass, String maxHeap,
+            List<Path> classpathFirst, List<String> args) {
+        createDirectories(workDir.resolve("tmp"));
+        ChildClasspath hive31 = ChildClasspath.hive31();
+        String isolated = joined(classpathFirst, hive31.classpath() + File.pathSeparator
+                + ChildClasspath.hive().classesDir());
+        Path listFile = workDir.resolve(name + ".classpath").toAbsolutePath();
+        try {
+            Files.writeString(listFile, isolated, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + listFile, e);
+        }
+        List<String> launcherArgs = new ArrayList<>(List.of(listFile.toString(), mainClass));
+        launcherArgs.addAll(args);
+        return launch(name, workDir, maxHeap, hive31.classesDir().toString(), "io.hivesink.hivechild31.IsolatedMain",
+                launcherArgs);
+    }
+
+    private static void createDirectories(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+    }
+
+    private static String joined(List<Path> first, String rest) {
+        StringBuilder classpath = new StringBuilder();
+        for (Path p : first) {
+            classpath.append(p.toAbsolutePath()).append(File.pathSeparator);
+        }
+        return classpath.append(rest).toString();
+    }
+
+    private static HiveChildJvm launch(String name, Path workDir, String maxHeap, String classpath, String mainClass,
+            List<String> args) {
+        Path tmp = workDir.resolve("tmp");
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx" + maxHeap);
@@ -139,7 +170,7 @@ final class HiveChildJvm implements AutoCloseable {
             cmd.addAll(List.of(extra.split("\\s+")));
         }
         cmd.add("-cp");
-        cmd.add(classpath.toString());
+        cmd.add(classpath);
         cmd.add(mainClass);
         cmd.addAll(args);
 

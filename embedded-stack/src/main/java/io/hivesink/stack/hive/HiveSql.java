@@ -9,8 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Hive SQL through an embedded HiveServer2 (Hive 4.0.1, MapReduce in local mode) in a child JVM
- * ({@code io.hivesink.hivechild.HiveSqlMain}), against a running metastore.
+ * Hive SQL through an embedded HiveServer2 (MapReduce in local mode) in a child JVM ({@code
+ * io.hivesink.hivechild.HiveSqlMain}), against a running metastore: Hive 4.0.1 by default, or Hive 3.1.3 (the
+ * {@code hive-child-3.1} module's jars, loaded through its launcher, see {@link #start(MetastoreRelease, Path, String,
+ * String, Map, Duration)}), so that tests read tables as a Hive 3.1 deployment's own HiveServer2 does.
  *
  * <p>Files in {@code workDir}: {@code hive-sql.log} (Hive's log), {@code hive-sql.console.log} /
  * {@code hive-sql.stdout.log} (anything it printed), {@code conf/} (generated {@code hive-site.xml},
@@ -25,6 +27,8 @@ public final class HiveSql implements AutoCloseable {
     /** Override with the system property {@code hivesink.hive.queryTimeoutSeconds}. */
     public static final Duration DEFAULT_QUERY_TIMEOUT =
             Duration.ofSeconds(Long.getLong("hivesink.hive.queryTimeoutSeconds", 300));
+
+    private static final String MAIN = "io.hivesink.hivechild.HiveSqlMain";
 
     /** Column names and rows of one statement. Values are strings as Hive renders them; SQL NULL is null. */
     public record Result(List<String> columns, List<List<String>> rows) {
@@ -55,6 +59,23 @@ public final class HiveSql implements AutoCloseable {
     /** As {@link #start(Path, String, String)} with extra Hive/Hadoop settings and a start timeout. */
     public static HiveSql start(Path workDir, String metastoreUri, String defaultFs, Map<String, String> extraConf,
             Duration startTimeout) {
+        return start(MetastoreRelease.HIVE_4_0, workDir, metastoreUri, defaultFs, extraConf, startTimeout);
+    }
+
+    /**
+     * As {@link #start(Path, String, String, Map, Duration)}, on HiveServer2 of the given release: {@link
+     * MetastoreRelease#HIVE_4_0} (4.0.1) or {@link MetastoreRelease#HIVE_3_1} (3.1.3; no S3A on its classpath).
+     * HiveServer2 3.1.3 asks its metastore to prune partitions by a filter expression that only hive-exec can
+     * evaluate: against a 3.1 metastore, start that one with {@link MetastoreProcess#HIVE_EXEC}, or queries with a
+     * {@code WHERE} on a partition column fail.
+     *
+     * @throws IllegalArgumentException for a release without a HiveServer2 here (2.3)
+     */
+    public static HiveSql start(MetastoreRelease release, Path workDir, String metastoreUri, String defaultFs,
+            Map<String, String> extraConf, Duration startTimeout) {
+        if (release == MetastoreRelease.HIVE_2_3) {
+            throw new IllegalArgumentException("No HiveServer2 " + release.version() + " here: 4.0.1 or 3.1.3");
+        }
         Path dir = workDir.toAbsolutePath();
         Path confDir = dir.resolve("conf");
         try {
@@ -68,9 +89,10 @@ public final class HiveSql implements AutoCloseable {
                 "defaultFs=" + defaultFs));
         extraConf.forEach((k, v) -> args.add("conf." + k + "=" + v));
         long start = System.nanoTime();
-        HiveChildJvm jvm = HiveChildJvm.start("hive-sql", dir, "io.hivesink.hivechild.HiveSqlMain", "1g",
-                List.of(confDir), args);
-        MetastoreProcess.awaitReady(jvm, startTimeout, "Hive SQL");
+        HiveChildJvm jvm = release == MetastoreRelease.HIVE_3_1
+                ? HiveChildJvm.startHive31("hive-sql", dir, MAIN, "1g", List.of(confDir), args)
+                : HiveChildJvm.start("hive-sql", dir, MAIN, "1g", List.of(confDir), args);
+        MetastoreProcess.awaitReady(jvm, startTimeout, "Hive SQL " + release.version());
         return new HiveSql(jvm, Duration.ofNanos(System.nanoTime() - start));
     }
 

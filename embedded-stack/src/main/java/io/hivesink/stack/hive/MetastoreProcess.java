@@ -1,5 +1,6 @@
 package io.hivesink.stack.hive;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -46,6 +47,15 @@ public final class MetastoreProcess implements AutoCloseable {
      * (4.0.1 only): the child reads it before Hadoop's security starts.
      */
     public static final String KRB5_CONF = "hivesink.krb5Conf";
+
+    /**
+     * Put this key (any value) in the extra settings of a 3.1 metastore that HiveServer2 3.1.3 queries: HiveServer2
+     * sends it partition filters as serialized expressions ({@code get_partitions_by_expr}) that only hive-exec can
+     * evaluate, and a stock standalone metastore fails such a query. Adds hive-exec 3.1.3, the MapReduce classes it
+     * loads and hive-child-3.1's serializer stand-in to its classpath, and names hive-exec's evaluator in {@code
+     * metastore.expression.proxy}. Without it the metastore stays stock, as other engines (Trino, Spark) meet it.
+     */
+    public static final String HIVE_EXEC = "hivesink.hiveExec";
 
     private final MetastoreRelease release;
     /** Launches the child again on the same port and database (see {@link #restart}). */
@@ -94,6 +104,9 @@ public final class MetastoreProcess implements AutoCloseable {
     /** As {@link #start(Path, String, Map, Duration)}, for a metastore of the given release. */
     public static MetastoreProcess start(MetastoreRelease release, Path workDir, String defaultFs,
             Map<String, String> extraConf, Duration startTimeout) {
+        if (extraConf.containsKey(HIVE_EXEC) && release != MetastoreRelease.HIVE_3_1) {
+            throw new IllegalArgumentException(HIVE_EXEC + " is for metastore 3.1 only, not " + release);
+        }
         Path dir = workDir.toAbsolutePath();
         String fs = defaultFs.endsWith("/") ? defaultFs.substring(0, defaultFs.length() - 1) : defaultFs;
         String warehouse = fs + "/warehouse/managed";
@@ -187,7 +200,10 @@ public final class MetastoreProcess implements AutoCloseable {
         site.put("hive.metastore.metrics.enabled", "false");
         site.put("metastore.metrics.enabled", "false");
         // 3.1's defaults name classes that live in hive-exec, which a standalone metastore does not have
-        site.put("metastore.expression.proxy", "org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy");
+        boolean hiveExec = extraConf.containsKey(HIVE_EXEC);
+        site.put("metastore.expression.proxy", hiveExec
+                ? "org.apache.hadoop.hive.ql.optimizer.ppr.PartitionExpressionForMetastore"
+                : "org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy");
         site.put("metastore.task.threads.always", "org.apache.hadoop.hive.metastore.events.EventCleanerTask");
         extraConf.forEach((k, v) -> {
             if (!k.startsWith("hivesink.")) {
@@ -211,9 +227,15 @@ public final class MetastoreProcess implements AutoCloseable {
         if (fullSchema) {
             args.add("schemaScript=" + schemaScript(release));
         }
-        Path launcher = ChildClasspath.hive().moduleDir().resolve("target/classes");
+        Path launcher = ChildClasspath.hive().classesDir();
+        ChildClasspath cp = ChildClasspath.metastore(release.module());
+        if (hiveExec) {
+            // after the metastore's own jars, as hive-exec (a fat jar) has copies of some; the stand-in before it
+            ChildClasspath hive31 = ChildClasspath.hive31();
+            cp = cp.append(hive31.classesDir() + File.pathSeparator + hive31.list("metastore-classpath.txt"));
+        }
         return HiveChildJvm.start("metastore", dir, "io.hivesink.hivechild.LegacyMetastoreMain", "768m",
-                List.of(conf, launcher), ChildClasspath.metastore(release.module()), args);
+                List.of(conf, launcher), cp, args);
     }
 
     private static Path schemaScript(MetastoreRelease release) {

@@ -9,10 +9,17 @@ import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * The metastore release of the class's FailoverStack ({@link StackExtension}), on its full schema (lock and
- * transaction tables included) and without HiveServer2; Hive 4.0.1 on DataNucleus's schema otherwise.
+ * transaction tables included) and without HiveServer2 unless {@link #withHive}; Hive 4.0.1 on DataNucleus's schema
+ * otherwise.
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
 public @interface OnMetastore {
     public MetastoreRelease value();
+
+    /**
+     * Also start HiveServer2: 3.1.3 on a 3.1 metastore (which then evaluates its partition filters with hive-exec,
+     * {@code MetastoreProcess#HIVE_EXEC}), 4.0.1 on the others.
+     */
+    public boolean withHive() default false;
 }

@@ -57,7 +57,7 @@ public final class StackExtension implements ParameterResolver {
                 return FailoverStack.startOnS3(workDir, onS3.value() == MetastoreRelease.HIVE_4_0, onS3.value());
             }
             return release == null ? FailoverStack.start(workDir, dataNodes)
-                    : FailoverStack.start(workDir, dataNodes, false, release.value());
+                    : FailoverStack.start(workDir, dataNodes, release.withHive(), release.value());
         } catch (Exception e) {
             throw new ParameterResolutionException("Could not start the " + type.getSimpleName() + " in " + workDir
                     + ": " + e, e);
