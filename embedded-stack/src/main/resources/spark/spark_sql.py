@@ -32,7 +32,7 @@ def main(argv):
             key, _, value = line.rstrip("\n").partition("=")
             if key:
                 builder = builder.config(key, value)
-    session = (builder.master("local[1]").appName("hive-sink-reader")
+    session = (builder.master("local[2]").appName("hive-sink-reader")
                .config("spark.ui.enabled", "false")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.sql.warehouse.dir", os.path.join(work, "spark-warehouse"))

@@ -1,0 +1,143 @@
+package io.hivesink.it.readers;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.hivesink.it.support.StackExtension;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
+import io.hivesink.stack.registry.RegistryStandIn;
+
+/**
+ * The reader matrix on one metastore release: {@link MatrixRows} produced as Confluent-framed Avro (schema v1,
+ * then v2 with a column more) to three topics, landed by a stock Connect worker with the packaged plugin and two
+ * tasks in an Avro, a Parquet and an ORC table partitioned by a field (partitions opened before the evolution and
+ * after it, by both tasks), then read by each of the subclass's readers with the whole {@link Battery}. A difference
+ * from the {@link Oracle} fails the test unless a {@link Limitation} explains it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
+abstract class ReaderMatrix {
+
+    static final String DATABASE = "matrix";
+    static final List<String> FORMATS = List.of("avro", "parquet", "orc");
+    private static final Duration LANDING = Duration.ofMinutes(3);
+
+    private FailoverStack stack;
+    private RegistryStandIn registry;
+
+    @BeforeAll
+    void land(FailoverStack failoverStack) throws Exception {
+        stack = failoverStack;
+        registry = new RegistryStandIn().start();
+        List<String> topics = FORMATS.stream().map(format -> "matrix." + format).toList();
+        Map<String, int[]> schemaIds = new java.util.HashMap<>();
+        for (String topic : topics) {
+            stack.kafka().createTopic(topic, 2);
+            schemaIds.put(topic, new int[] {registry.register(topic + "-value", MatrixRows.V1.toString()),
+                registry.register(topic + "-value", MatrixRows.V2.toString())});
+        }
+        try (KafkaProducer<byte[], byte[]> producer = stack.kafka().createProducer(SampleData.producerSettings());
+                ConnectWorkerProcess worker = stack.startWorker("matrix", Map.of(), Map.of())) {
+            send(producer, topics, schemaIds, 0, MatrixRows.V1_ROWS);
+            Map<String, String> config = stack.connectorConfig("matrix", DATABASE);
+            config.put("topics", String.join(",", topics));
+            config.put("tasks.max", "2");
+            config.put("input.format", "confluent-avro");
+            config.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+            config.remove("value.converter.schemas.enable");
+            config.put("schema.registry.url", registry.url());
+            config.put("partitioner", "field");
+            config.put("partition.fields", "bucket");
+            config.put("table.matrix_parquet.format", "parquet");
+            config.put("table.matrix_orc.format", "orc");
+            worker.rest().putConnector("matrix", config);
+            stack.awaitCommittedToEnd("matrix", LANDING, topics);
+            send(producer, topics, schemaIds, MatrixRows.V1_ROWS, MatrixRows.ROWS); // v2: a column more
+            stack.awaitCommittedToEnd("matrix", LANDING, topics);
+        }
+    }
+
+    @AfterAll
+    void stopRegistry() {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    FailoverStack stack() {
+        return stack;
+    }
+
+    /**
+     * Runs the battery with each reader on every format; fails with every difference no {@link Limitation}
+     * explains, and prints those one does.
+     */
+    void assertReadersAgreeWithTheOracle(List<Limitation> known, MatrixReader... readers) throws Exception {
+        List<String> unexplained = new ArrayList<>();
+        for (MatrixReader reader : readers) {
+            long started = System.nanoTime();
+            Map<String, String> differences = Battery.run(reader, DATABASE, FORMATS);
+            int explained = 0;
+            for (Map.Entry<String, String> difference : differences.entrySet()) {
+                Limitation why = Limitation.find(known, reader.name(), difference.getKey(),
+                        difference.getValue());
+                String line = reader.name() + " " + difference.getKey() + ": " + difference.getValue();
+                if (why == null) {
+                    unexplained.add(line);
+                } else {
+                    explained++;
+                    System.out.println("Known limitation: " + line + " (" + why.why() + ")");
+                }
+            }
+            System.out.printf("Reader matrix: %s read %s in %d s: %d differences, %d of them known limitations%n",
+                    reader.name(), FORMATS, (System.nanoTime() - started) / 1_000_000_000L, differences.size(),
+                    explained);
+        }
+        assertTrue(unexplained.isEmpty(), unexplained.size() + " answers differ from the oracle's:\n"
+                + String.join("\n", unexplained));
+    }
+
+    private static void send(KafkaProducer<byte[], byte[]> producer, List<String> topics,
+            Map<String, int[]> schemaIds, int from, int to) throws Exception {
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        for (String topic : topics) {
+            int schemaId = schemaIds.get(topic)[from < MatrixRows.V1_ROWS ? 0 : 1];
+            for (int id = from; id < to; id++) {
+                records.add(new ProducerRecord<>(topic, MatrixRows.kafkaPartition(id), null,
+                        framed(schemaId, MatrixRows.avro(id))));
+            }
+        }
+        SampleData.sendAll(producer, records);
+    }
+
+    /** Confluent's wire format, written here: magic byte 0, the schema id big-endian, the Avro binary datum. */
+    private static byte[] framed(int schemaId, GenericRecord record) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(0);
+        out.write(ByteBuffer.allocate(4).putInt(schemaId).array());
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+        new GenericDatumWriter<GenericRecord>(record.getSchema()).write(record, encoder);
+        encoder.flush();
+        return out.toByteArray();
+    }
+}
