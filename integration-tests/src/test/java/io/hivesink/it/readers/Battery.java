@@ -10,7 +10,8 @@ import java.util.stream.IntStream;
  * What every reader is asked, of every format's table: a full scan compared row by row ({@link FullScan}), counts,
  * and for every column {@code =}, {@code <>}, {@code <}, {@code >} with each of its literals, {@code IS NULL} and
  * {@code IS NOT NULL}, each in its own scan so that the reader pushes that one predicate down (on the Avro table, only
- * of the float columns: see {@link #AVRO_PREDICATES}). The answers come from
+ * of the float columns: see {@link #AVRO_PREDICATES}); and the README's ledger queries ({@link LedgerQueries}). The
+ * answers come from
  * {@link Oracle}; each difference is returned under a check name a {@link Limitation} can explain.
  */
 final class Battery {
@@ -60,8 +61,11 @@ final class Battery {
                 }
             }
         }
+        int ledger = statements.size();
+        statements.addAll(LedgerQueries.statements(dialect, database, formats));
         List<MatrixReader.Result> results = reader.run(statements);
         Map<String, String> differences = new TreeMap<>();
+        LedgerQueries.compare(results.subList(ledger, results.size()), formats, differences);
         int next = first;
         for (String format : formats) {
             List<List<Check>> groups = groupsByFormat.get(format);

@@ -66,6 +66,11 @@ final class KnownLimitations {
                             + "ORC 1.6 and later keep only truncated bounds for it (ORC-203), which ORC 1.5 reads "
                             + "as a missing minimum (NullPointerException in split generation). Keep "
                             + "hive.optimize.index.filter=false (3.1's default)"),
+            new Limitation("hive-3.1.3", "avro", "ledger/complete batches of .*", ".*MapredLocalTask.*",
+                    "Hive 3.1.3 fails the README's complete-batches join (map join local task: cannot find field "
+                            + "input__file__name) when it builds its hash table from the data table, as it does "
+                            + "for a table smaller than the ledger's rows; Hive 4.0.1 runs it. No upstream issue "
+                            + "found; hive.auto.convert.join=false avoids the map join (not run here)"),
             new Limitation("hive", "orc", "day (=|<>|<|>) 1582-10-10", ".*",
                     "Hive pushes a date literal down to ORC through java.sql.Date, whose hybrid calendar has no "
                             + "1582-10-05 to 1582-10-14 (the cause of SPARK-31488 in Spark): a literal in those ten "
@@ -76,7 +81,7 @@ final class KnownLimitations {
                             + "rows whose struct is not null: a stripe where the struct is null but the field never "
                             + "is gets skipped. Test the struct as well (rec is null or rec.f is null), or set "
                             + "spark.sql.optimizer.nestedPredicatePushdownSupportedFileSources without orc"),
-            new Limitation("trino", "avro", "read", ".*Storage schema reading not supported.*",
+            new Limitation("trino", "avro", "(ledger/)?read", ".*Storage schema reading not supported.*",
                     "Trino asks a standalone metastore for an Avro table's fields, which it serves only with "
                             + "metastore.storage.schema.reader.impl=SerDeStorageSchemaReader and Hive's SerDe jars; "
                             + "the task warns of it at start (AvroFieldsCheck)"));

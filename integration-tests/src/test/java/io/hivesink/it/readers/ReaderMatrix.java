@@ -97,7 +97,7 @@ abstract class ReaderMatrix {
         for (MatrixReader reader : readers) {
             long started = System.nanoTime();
             Map<String, String> differences = Battery.run(reader, DATABASE, FORMATS);
-            int explained = 0;
+            Map<Limitation, List<String>> explained = new java.util.LinkedHashMap<>();
             for (Map.Entry<String, String> difference : differences.entrySet()) {
                 Limitation why = Limitation.find(known, reader.name(), difference.getKey(),
                         difference.getValue());
@@ -105,13 +105,15 @@ abstract class ReaderMatrix {
                 if (why == null) {
                     unexplained.add(line);
                 } else {
-                    explained++;
-                    System.out.println("Known limitation: " + line + " (" + why.why() + ")");
+                    explained.computeIfAbsent(why, w -> new ArrayList<>()).add(line);
                 }
             }
+            explained.forEach((why, lines) -> System.out.println("Known limitation, " + lines.size() + " answers ("
+                    + lines.get(0).substring(0, Math.min(200, lines.get(0).length())) + (lines.size() > 1 ? "; ..."
+                    : "") + "): " + why.why()));
             System.out.printf("Reader matrix: %s read %s in %d s: %d differences, %d of them known limitations%n",
                     reader.name(), FORMATS, (System.nanoTime() - started) / 1_000_000_000L, differences.size(),
-                    explained);
+                    explained.values().stream().mapToInt(List::size).sum());
         }
         assertTrue(unexplained.isEmpty(), unexplained.size() + " answers differ from the oracle's:\n"
                 + String.join("\n", unexplained));
