@@ -75,12 +75,14 @@ public final class FailoverStack implements AutoCloseable {
 
     /**
      * As above, with a metastore of the given release on its full schema (lock and transaction tables included,
-     * which a peer's Hive catalog locks tables with). HiveServer2, if {@code withHive}, is 3.1.3 on a 3.1 metastore
-     * (which then also evaluates its partition filters: {@link MetastoreProcess#HIVE_EXEC}), 4.0.1 on the others.
+     * which a peer's Hive catalog locks tables with) where this project has its release's schema script (not 2.3's:
+     * DataNucleus creates its schema). HiveServer2, if {@code withHive}, is 3.1.3 on a 3.1 metastore (which then
+     * also evaluates its partition filters: {@link MetastoreProcess#HIVE_EXEC}), 4.0.1 on the others.
      */
     public static FailoverStack start(Path workDir, int dataNodes, boolean withHive, MetastoreRelease release)
             throws Exception {
-        return start(workDir, dataNodes, withHive, release, Map.of(MetastoreProcess.FULL_SCHEMA, "true"));
+        return start(workDir, dataNodes, withHive, release, release == MetastoreRelease.HIVE_2_3 ? Map.of()
+                : Map.of(MetastoreProcess.FULL_SCHEMA, "true"));
     }
 
     /**

@@ -9,8 +9,8 @@ import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * The metastore release of the class's FailoverStack ({@link StackExtension}), on its full schema (lock and
- * transaction tables included) and without HiveServer2 unless {@link #withHive}; Hive 4.0.1 on DataNucleus's schema
- * otherwise.
+ * transaction tables included; 2.3 on DataNucleus's, as this project has no 2.3 schema script) and without
+ * HiveServer2 unless {@link #withHive}; Hive 4.0.1 on DataNucleus's schema otherwise.
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.TYPE)
