@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
@@ -134,18 +135,25 @@ final class AssignmentClaims {
         for (int attempt = 0; attempt < OwnState.MAX_CONFLICTS; attempt++) {
             boolean conflict = false;
             Map<Integer, StateTables.Stored> all = states.readAll();
+            Set<TopicPartition> taken = new TreeSet<>(TaskState.PARTITION_ORDER);
             for (StateTables.Stored state : all.values()) {
                 boolean ours = state.task() == run.task();
+                if (ours && !run.instance().equals(state.state().owner())) {
+                    throw new TaskFencedException("Task " + run.task() + " of " + run.connector() + " was fenced "
+                            + "before it moved committed offsets: another instance (" + state.state().owner()
+                            + ") runs it now. Nothing was moved.");
+                }
                 for (TopicPartition tp : offsets.keySet()) {
                     // a task that lost the partitions since must not move another owner's offsets
-                    if (ours ? !run.instance().equals(state.state().owner()) || !state.state().owns(tp)
-                            : state.state().owns(tp)) {
-                        throw new TaskFencedException("Task " + run.task() + " of " + run.connector() + " was "
-                                + "fenced before it moved the committed offset of " + tp + ": "
-                                + (ours ? "another instance runs it now" : "task " + state.task() + " owns it now")
-                                + ". Nothing was moved.");
+                    if (ours != state.state().owns(tp)) {
+                        taken.add(tp);
                     }
                 }
+            }
+            if (!taken.isEmpty()) {
+                throw new PartitionsTakenException("Another task of connector " + run.connector() + " claimed "
+                        + taken + " before task " + run.task() + " moved their committed offsets. Nothing was "
+                        + "moved.", taken);
             }
             for (StateTables.Stored state : all.values()) {
                 if (state.task() == run.task()) {

@@ -49,8 +49,10 @@ import io.hivesink.table.PartitionValues;
  * Steps 3 to 6 are idempotent ({@link BatchFinisher} does 3 to 5), so a batch found with a durable intent is rolled
  * forward ({@link AssignmentClaims}); a batch without one is discarded. Fencing: a task claims its partitions when they
  * are assigned, releasing them in the state of any other task that still owns them; that write changes the other
- * task's version, so its next conditional write ({@link OwnState#update}) fails and it finds out it lost them. How a
- * write is made conditional on this metastore is settled when the task starts ({@link FencingProbe}).
+ * task's version, so its next conditional write ({@link OwnState#update}) fails and it finds out it lost them: a batch
+ * of them is refused ({@link PartitionsTakenException}) and the task goes on with the partitions it still owns. Only
+ * an instance whose task another instance runs now is a zombie, and stops ({@link TaskFencedException}). How a write is
+ * made conditional on this metastore is settled when the task starts ({@link FencingProbe}).
  */
 public final class ExactlyOnceCommitter {
 
@@ -123,6 +125,11 @@ public final class ExactlyOnceCommitter {
      */
     public void moveCommittedOffsets(Map<TopicPartition, Long> offsets) {
         claims.move(offsets);
+    }
+
+    /** The partitions this task owns, as its state was last read. */
+    public Set<TopicPartition> ownedPartitions() {
+        return own.owned();
     }
 
     /** The committed offsets of the partitions this task owns. */
@@ -249,7 +256,7 @@ public final class ExactlyOnceCommitter {
                 checkSequence(batch, state);
                 return state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
             }, batch.nextOffsets().keySet());
-        } catch (TaskFencedException | BatchOutOfSequenceException e) {
+        } catch (TaskFencedException | PartitionsTakenException | BatchOutOfSequenceException e) {
             clean(batch.id());
             throw e;
         }

@@ -1,8 +1,10 @@
 package io.hivesink.commit;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
 import org.apache.kafka.common.TopicPartition;
@@ -12,7 +14,7 @@ import io.hivesink.metastore.MetastoreException;
 /**
  * This task run's own state as last read or written. Every change to it is a conditional write that first checks
  * that this run still owns the task and the partitions the change needs, and re-reads the state after a conflict:
- * the one place a zombie finds out it was fenced.
+ * the one place a zombie finds out it was fenced, and a live task that another task took partitions from.
  */
 final class OwnState {
 
@@ -65,6 +67,17 @@ final class OwnState {
         return offsets;
     }
 
+    /** The partitions this task owns, as its state was last read. */
+    Set<TopicPartition> owned() {
+        Set<TopicPartition> owned = new HashSet<>();
+        stored.state().partitions().forEach((tp, state) -> {
+            if (state.owned()) {
+                owned.add(tp);
+            }
+        });
+        return owned;
+    }
+
     /** Throws if another instance runs the task now, as the state was last read. */
     void requireOwner() {
         if (!run.instance().equals(stored.state().owner())) {
@@ -78,7 +91,8 @@ final class OwnState {
      * Applies a change by a conditional write, re-reading the state after a conflict.
      *
      * @param mustOwn partitions this task must still own for the change to be made
-     * @throws TaskFencedException if another instance took over the task, or another task claimed a partition
+     * @throws TaskFencedException      if another instance took over the task
+     * @throws PartitionsTakenException if another task claimed some of {@code mustOwn}
      */
     void update(UnaryOperator<TaskState> change, Set<TopicPartition> mustOwn) {
         for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
@@ -86,12 +100,17 @@ final class OwnState {
                 reload();
             }
             requireOwner();
+            Set<TopicPartition> taken = new TreeSet<>(TaskState.PARTITION_ORDER);
             for (TopicPartition tp : mustOwn) {
                 if (!stored.state().owns(tp)) {
-                    throw new TaskFencedException("Task " + run.task() + " of connector " + run.connector() + " was "
-                            + "fenced: another task claimed " + tp + ". The batch is not committed; the partition's "
-                            + "new owner resumes from the last committed offset.");
+                    taken.add(tp);
                 }
+            }
+            if (!taken.isEmpty()) {
+                throw new PartitionsTakenException("Another task of connector " + run.connector() + " claimed "
+                        + taken + " from task " + run.task() + " (most likely Kafka's group gave them away: a poll "
+                        + "interval overrun or a lost consumer session). The change is not made; their owner "
+                        + "resumes them from the last committed offsets.", taken);
             }
             TaskState changed = change.apply(stored.state());
             StateTables.Stored next;

@@ -43,6 +43,7 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     private final Sensor metastoreRetries;
     private final Sensor metastoreErrors;
     private final Sensor fencingRefusals;
+    private final Sensor partitionsTaken;
     private final Sensor commitRetries;
     private final Sensor deadLettered;
     private final Sensor skipped;
@@ -77,7 +78,10 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
                 new Max());
         metastoreRetries = total("metastore-retries", "Metastore calls repeated after a lost connection");
         metastoreErrors = total("metastore-errors", "Metastore calls that failed");
-        fencingRefusals = total("fencing-refusals", "Commits refused because another task owns the partitions");
+        fencingRefusals = total("fencing-refusals", "Commits refused because another instance of the task runs it "
+                + "now (this one is a zombie and stops)");
+        partitionsTaken = total("partitions-taken", "Kafka partitions another task claimed while this one held records "
+                + "of them: those records were dropped for their new owner to land");
         commitRetries = total("commit-retries", "Batch commits that failed with a retriable error and were held");
         deadLettered = total("dead-letter-records", "Records sent to the errant-record reporter (dead-letter queue)");
         offsetsAhead = total("offsets-ahead-of-log", "Partitions whose committed offset lay past the end of their "
@@ -140,6 +144,10 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
 
     public void fenced() {
         fencingRefusals.record();
+    }
+
+    public void partitionsTaken(int partitions) {
+        partitionsTaken.record(partitions);
     }
 
     public void offsetsAheadOfLog(int partitions) {

@@ -22,7 +22,9 @@ final class AssignmentPauses {
         /** The worker's memory budget is full. */
         MEMORY,
         /** Not claimed yet: the metastore could not be reached when it was assigned. */
-        UNCLAIMED
+        UNCLAIMED,
+        /** Another task claimed it; Connect has not closed it yet ({@link TakenPartitions}). */
+        TAKEN
     }
 
     private final Fetching flow;

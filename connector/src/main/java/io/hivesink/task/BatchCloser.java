@@ -93,7 +93,11 @@ final class BatchCloser {
     void close(String reason, CloseReason why) {
         long started = System.nanoTime();
         try {
+            long drops = pipeline.drops();
             pipeline.commit();
+            if (pipeline.drops() != drops) {
+                return; // the open batch was dropped with the one before it: its records are read again
+            }
             Batch batch = buffer.drain();
             metrics.batchClosed(why);
             pipeline.send(batch, buffer.lastBatchEncodeMs(), reason);

@@ -1,6 +1,7 @@
 package io.hivesink.task;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongConsumer;
@@ -22,14 +23,16 @@ import io.hivesink.commit.TaskFencedException;
 import io.hivesink.fs.StagedUploadLostException;
 
 /**
- * Drives one task's batches through Connect's calls, from records taken to offsets reported. Records go into the open
- * batch ({@link BatchBuffer}); the {@link BatchCloser} closes it when it is due and sends it down the
+ * Drives one task's batches through Connect's calls, from records taken to offsets reported. Records go into the
+ * open batch ({@link BatchBuffer}); the {@link BatchCloser} closes it when it is due and sends it down the
  * {@link CommitPipeline}, which commits it; {@link Claims} takes ownership of assigned partitions, and
- * {@link ConsumerPositions} keeps what the consumer is to skip or read again. A bad record or fencing stops the
- * cycle, after which nothing more is committed. A retriable failure has Connect call again within a second; metastore
- * refusals fail the task after the outage wait ({@link Refusals}); a task that cannot commit for long while others
- * wait on the memory it holds drops its batches ({@link MemoryGate}). Only offsets committed in the metastore are
- * reported to Kafka. Its calls run as whoever calls them: {@code HiveSinkTask} calls them as the task's identity.
+ * {@link ConsumerPositions} keeps what the consumer is to skip or read again. A bad record or fencing (another
+ * instance runs the task) stops the cycle, after which nothing more is committed; partitions another task took are
+ * dropped, and the task goes on with the others ({@link TakenPartitions}). A retriable failure has Connect call again
+ * within a second; metastore refusals fail the task after the outage wait ({@link Refusals}); a task that cannot
+ * commit for long while others wait on the memory it holds drops its batches ({@link MemoryGate}). Only offsets
+ * committed in the metastore are reported to Kafka. Its calls run as whoever calls them: {@code HiveSinkTask} calls
+ * them as the task's identity.
  */
 public final class BatchCycle {
 
@@ -82,8 +85,9 @@ public final class BatchCycle {
             buffer.forget(partitions);
         } else {
             resume(claimed);
-            positions.claimed(claimed.committed());
+            positions.claimed(claimed.partitions(), claimed.committed());
         }
+        positions.seekDeferred(); // the partitions that were not closed are still assigned
         memory.opened(partitions);
     }
 
@@ -107,13 +111,23 @@ public final class BatchCycle {
         }
     }
 
-    /** Claims the partitions whose claim was put off, once its next try is due. */
+    /**
+     * Claims the partitions whose claim was put off, once its next try is due, and those another task took that
+     * Connect still has assigned here long after ({@link TakenPartitions}).
+     */
     private void claimPostponedIfDue() {
-        if (!claims.postponedDue()) {
-            return;
+        if (claims.postponedDue()) {
+            pipeline.settle();
+            resumeLate(claims.claimPostponed());
         }
-        pipeline.settle();
-        Claims.Claimed claimed = claims.claimPostponed();
+        List<TopicPartition> again = claims.dueToClaimAgain();
+        if (!again.isEmpty()) {
+            pipeline.settle();
+            resumeLate(claims.claim(again));
+        }
+    }
+
+    private void resumeLate(Claims.Claimed claimed) {
         if (claimed != null) {
             resume(claimed);
             positions.claimedLate(claimed.partitions(), claimed.committed());
@@ -182,6 +196,12 @@ public final class BatchCycle {
      */
     public Map<TopicPartition, OffsetAndMetadata> offsetsToCommit(
             Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        // may be the offset commit before partitions close: a seek it asks for waits for the next delivery or claim
+        return positions.deferringSeeks(() -> reportCommitted(currentOffsets));
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> reportCommitted(
+            Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         if (!stopped()) {
             positions.positionsReported(currentOffsets);
             try {
@@ -205,6 +225,17 @@ public final class BatchCycle {
      * committed offsets, and the partitions that stay are read again from there.
      */
     public void close(Collection<TopicPartition> partitions) {
+        // a drop rewinds the partitions that stay at the next delivery or claim: one may close first (lost, say)
+        positions.deferringSeeks(() -> {
+            commitOrDrop(partitions);
+            return null;
+        });
+        buffer.forget(partitions);
+        positions.closed(partitions);
+        claims.closed(partitions);
+    }
+
+    private void commitOrDrop(Collection<TopicPartition> partitions) {
         if (!stopped() && (pipeline.holdsBatch() || !buffer.isEmpty())) {
             try {
                 pipeline.commit();
@@ -222,9 +253,6 @@ public final class BatchCycle {
         } else if (pipeline.holdsBatch() || !buffer.isEmpty()) {
             pipeline.dropUncommitted("the task stopped committing", partitions);
         }
-        buffer.forget(partitions);
-        positions.closed(partitions);
-        claims.closed(partitions);
     }
 
     /** Whether a bad record or fencing stopped the task: nothing more is committed. */

@@ -1,6 +1,8 @@
 package io.hivesink.task;
 
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -8,11 +10,13 @@ import org.apache.kafka.common.TopicPartition;
 
 import io.hivesink.commit.ClaimNotPossibleYetException;
 import io.hivesink.commit.ExactlyOnceCommitter;
+import io.hivesink.commit.PartitionsTakenException;
 
 /**
  * Takes ownership of assigned topic-partitions ({@link ExactlyOnceCommitter#claim}) and tells where each resumes: at
  * the offset the metastore committed, checked against what its log still holds ({@link OffsetsAhead}). An assignment
- * the metastore cannot take now waits, paused, and is claimed on a later call ({@link PostponedClaims}).
+ * the metastore cannot take now waits, paused, and is claimed on a later call ({@link PostponedClaims}); one another
+ * task took while Connect still has it assigned here waits, paused, for Connect to close it ({@link TakenPartitions}).
  */
 final class Claims {
 
@@ -23,23 +27,35 @@ final class Claims {
     private final ExactlyOnceCommitter committer;
     private final OffsetsAhead offsetsAhead;
     private final PostponedClaims postponed;
+    private final TakenPartitions taken;
     private final AssignmentPauses pauses;
 
-    Claims(ExactlyOnceCommitter committer, OffsetsAhead offsetsAhead, PostponedClaims postponed,
+    Claims(ExactlyOnceCommitter committer, OffsetsAhead offsetsAhead, PostponedClaims postponed, TakenPartitions taken,
             AssignmentPauses pauses) {
         this.committer = committer;
         this.offsetsAhead = offsetsAhead;
         this.postponed = postponed;
+        this.taken = taken;
         this.pauses = pauses;
     }
 
-    /** Claims newly assigned partitions; null if the claim was put off. */
+    /** Claims newly assigned partitions (or ones taken that are still assigned); null if the claim was put off. */
     Claimed claim(Collection<TopicPartition> assigned) {
+        taken.forget(assigned);
         pauses.opened(assigned);
         try {
             return new Claimed(Set.copyOf(assigned), offsetsAhead.check(committer.claim(assigned)));
         } catch (ClaimNotPossibleYetException e) {
             postponed.postpone(assigned, e);
+            return null;
+        } catch (PartitionsTakenException e) {
+            // another task claimed some of them before their offsets were moved: the rest are claimed again shortly
+            taken.taken(e.partitions());
+            Set<TopicPartition> rest = new HashSet<>(assigned);
+            rest.removeAll(e.partitions());
+            if (!rest.isEmpty()) {
+                postponed.postpone(rest, e);
+            }
             return null;
         }
     }
@@ -52,6 +68,15 @@ final class Claims {
             committed = offsetsAhead.check(committer.claim(partitions));
         } catch (ClaimNotPossibleYetException e) {
             postponed.failedAgain(e);
+            return null;
+        } catch (PartitionsTakenException e) {
+            // another task claimed some of them: those wait for Connect to close them, the rest are tried again
+            taken.taken(e.partitions());
+            postponed.closed(e.partitions());
+            pauses.resume(AssignmentPauses.Reason.UNCLAIMED, e.partitions()); // still paused: taken
+            if (!postponed.isEmpty()) {
+                postponed.postpone(Set.of(), e);
+            }
             return null;
         }
         postponed.claimed();
@@ -68,14 +93,26 @@ final class Claims {
         return committer.committedOffsets();
     }
 
-    /** The partitions whose claim waits: their records are not taken. */
+    /** The partitions whose claim waits, or that another task took: their records are not taken. */
     Set<TopicPartition> waiting() {
-        return postponed.partitions();
+        if (taken.partitions().isEmpty()) {
+            return postponed.partitions();
+        }
+        Set<TopicPartition> waiting = new HashSet<>(postponed.partitions());
+        waiting.addAll(taken.partitions());
+        return waiting;
     }
 
-    /** How soon the next try of a postponed claim is due, or -1 if none waits. */
+    /** Taken partitions still assigned long after, to be claimed again ({@link TakenPartitions}). */
+    List<TopicPartition> dueToClaimAgain() {
+        return taken.dueToClaimAgain();
+    }
+
+    /** How soon the next try of a postponed claim, or of a taken partition, is due; -1 if none waits. */
     long msUntilNextTry() {
-        return postponed.msUntilNextTry();
+        long postponedMs = postponed.msUntilNextTry();
+        long takenMs = taken.msUntilDue();
+        return postponedMs < 0 ? takenMs : takenMs < 0 ? postponedMs : Math.min(postponedMs, takenMs);
     }
 
     /** How long an outage is waited out before the task fails ({@code hive.metastore.start.wait.ms}). */
@@ -86,6 +123,7 @@ final class Claims {
     /** The partitions closed: they wait for no claim, and are no longer paused. */
     void closed(Collection<TopicPartition> partitions) {
         postponed.closed(partitions);
+        taken.closed(partitions);
         pauses.closed(partitions);
     }
 }

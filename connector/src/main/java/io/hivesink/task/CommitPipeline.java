@@ -2,6 +2,7 @@ package io.hivesink.task;
 
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -16,6 +17,7 @@ import io.hivesink.batch.RecordGroup;
 import io.hivesink.commit.BatchOutOfSequenceException;
 import io.hivesink.commit.CommitSummary;
 import io.hivesink.commit.ExactlyOnceCommitter;
+import io.hivesink.commit.PartitionsTakenException;
 import io.hivesink.commit.TaskFencedException;
 import io.hivesink.metrics.TaskMetrics;
 
@@ -27,7 +29,10 @@ import io.hivesink.metrics.TaskMetrics;
  * <li>committed: the batch is let go, and its memory with it;</li>
  * <li>a retriable failure: the batch stays held, to be committed again before anything else happens;</li>
  * <li>refused as out of sequence: it and the open batch are dropped and their records read again;</li>
- * <li>fenced: both are discarded and nothing more is committed ({@link #stopped}).</li>
+ * <li>refused because another task claimed some of its partitions: both are dropped, those partitions wait for Connect
+ * to close them ({@link TakenPartitions}), and the others are read again;</li>
+ * <li>fenced (another instance runs the task): both are discarded and nothing more is committed
+ * ({@link #stopped}).</li>
  * </ul>
  * Whatever else talks to the committer (claims, drops, a closing partition) first waits for the batch in flight
  * ({@link #settle}), so batches commit in order and the exactly-once protocol is the same either way. A held batch
@@ -44,6 +49,8 @@ final class CommitPipeline implements AutoCloseable {
     /** The open batch: dropped with the held one, and counted with it in the memory budget. */
     private final BatchBuffer buffer;
     private final ConsumerPositions positions;
+    /** Where partitions another task claimed wait for Connect to close them. */
+    private final TakenPartitions taken;
     private final MemoryGate memory;
     private final TaskMetrics metrics;
     private final ProgressLine progress;
@@ -62,9 +69,13 @@ final class CommitPipeline implements AutoCloseable {
     private boolean writing;
     /** Fencing, or a reporter that failed: nothing more is committed. */
     private boolean stopped;
+    /** How many times the held and open batches were dropped. */
+    private long drops;
 
     CommitPipeline(ExactlyOnceCommitter committer, CommitLane lane, BatchBuffer buffer, ConsumerPositions positions,
-            MemoryGate memory, TaskMetrics metrics, ProgressLine progress, RejectedRecords rejectedRecords) {
+            TakenPartitions taken, MemoryGate memory, TaskMetrics metrics, ProgressLine progress,
+            RejectedRecords rejectedRecords) {
+        this.taken = taken;
         this.rejectedRecords = rejectedRecords;
         this.committer = committer;
         this.lane = lane;
@@ -155,6 +166,20 @@ final class CommitPipeline implements AutoCloseable {
         } catch (BatchOutOfSequenceException e) {
             log.warn(e.getMessage());
             dropUncommitted("the commit refused batch " + held.id(), Set.of());
+        } catch (PartitionsTakenException e) {
+            // the open batch's partitions too: the state read with the refusal says which the task still owns
+            Set<TopicPartition> lost = new HashSet<>(held.startOffsets().keySet());
+            lost.addAll(buffer.startOffsets().keySet());
+            lost.removeAll(committer.ownedPartitions());
+            lost.addAll(e.partitions());
+            metrics.partitionsTaken(lost.size());
+            log.warn("{} Batch {} is dropped; the task goes on with the partitions it still owns.", e.getMessage(),
+                    held.id());
+            Map<TopicPartition, Long> from = dropUncommitted("another task claimed " + lost, lost);
+            from.keySet().retainAll(lost);
+            buffer.forget(lost);
+            positions.lost(from, lost);
+            taken.taken(lost);
         } catch (RetriableException e) {
             metrics.commitHeld();
             memory.commitFailed();
@@ -168,8 +193,10 @@ final class CommitPipeline implements AutoCloseable {
     /**
      * Drops the held batch and the open one, and has Connect read their partitions, but {@code except}, again from
      * the offsets committed in the metastore (or, never committed, from where the task started them).
+     *
+     * @return the offset each dropped partition's records started at, {@code except} included
      */
-    void dropUncommitted(String why, Collection<TopicPartition> except) {
+    Map<TopicPartition, Long> dropUncommitted(String why, Collection<TopicPartition> except) {
         if (inFlight()) {
             try {
                 commit(); // committed after all: it is not dropped
@@ -177,6 +204,7 @@ final class CommitPipeline implements AutoCloseable {
                 log.debug("Batch in flight not committed, dropped: {}", e.getMessage());
             }
         }
+        drops++;
         Map<TopicPartition, Long> from = new HashMap<>();
         String dropped = "";
         if (held != null) {
@@ -188,6 +216,7 @@ final class CommitPipeline implements AutoCloseable {
         long open = buffer.recordCount();
         buffer.startOffsets().forEach(from::putIfAbsent);
         buffer.discard();
+        Map<TopicPartition, Long> startOffsets = new HashMap<>(from);
         from.keySet().removeAll(except);
         Map<TopicPartition, Long> committed = committer.committedOffsets();
         Map<TopicPartition, Long> rewind = new HashMap<>();
@@ -197,6 +226,12 @@ final class CommitPipeline implements AutoCloseable {
                 rewind.keySet(), rewind);
         buffer.resumeAt(rewind);
         positions.readAgain(rewind);
+        return startOffsets;
+    }
+
+    /** How many times the held and open batches were dropped, for a caller that must know whether it happened. */
+    long drops() {
+        return drops;
     }
 
     /** Whether a closed batch is held: in flight, or waiting to be committed again. */

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -42,6 +43,22 @@ final class ConsumerPositions {
     private final Map<TopicPartition, Long> soughtSinceTaken = new HashMap<>();
     /** The partitions sought since the last delivery taken, for this delivery. */
     private final Map<TopicPartition, Long> staleInDelivery = new HashMap<>();
+    /**
+     * Seeks asked for while partitions close or at an offset commit (which may be the one Connect makes before it
+     * closes partitions), made at the next delivery or claim: Connect makes a seek at its next poll, and its consumer
+     * throws there at a seek of a partition no longer assigned (the task would fail), which a close in the same poll
+     * can make of a partition that stayed. Those that close meanwhile are forgotten: their next owner resumes them
+     * from the committed offsets.
+     */
+    private final Map<TopicPartition, Long> deferred = new HashMap<>();
+    /** Inside Connect's offset commit or a close: seeks wait ({@link #deferred}). */
+    private boolean deferring;
+    /**
+     * Partitions whose records wait for a claim (put off, or taken by another task), and the first offset of theirs
+     * the task dropped or did not take since (-1 if none): claimed later with no offset committed to check the
+     * consumer against, a partition is read again from there ({@link #claimedLate}).
+     */
+    private final Map<TopicPartition, Long> skippedFrom = new HashMap<>();
 
     ConsumerPositions(Consumer<Map<TopicPartition, Long>> rewinder, ResumePoints resumes) {
         this.rewinder = rewinder;
@@ -54,7 +71,44 @@ final class ConsumerPositions {
         staleInDelivery.clear();
         staleInDelivery.putAll(soughtSinceTaken);
         skippedInDelivery.addAll(unclaimed);
-        seek(resumes.takeDueSeeks());
+        unclaimed.forEach(tp -> skippedFrom.putIfAbsent(tp, -1L));
+        seekDeferred();
+    }
+
+    /** Makes the seeks asked for at an offset commit, for partitions still assigned (closed ones are forgotten). */
+    void seekDeferred() {
+        if (!deferred.isEmpty()) {
+            Map<TopicPartition, Long> due = Map.copyOf(deferred);
+            deferred.clear();
+            seek(due);
+        }
+    }
+
+    /** Runs Connect's offset commit or a close: seeks asked for meanwhile wait for the next delivery or claim. */
+    <T> T deferringSeeks(Supplier<T> call) {
+        deferring = true;
+        try {
+            return call.get();
+        } finally {
+            deferring = false;
+        }
+    }
+
+    /**
+     * Another task took the partitions: nothing of them is sought or checked any more, and the rest of this
+     * delivery's records of them are not taken.
+     *
+     * @param dropped where the records of them that were dropped started
+     */
+    void lost(Map<TopicPartition, Long> dropped, Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            skippedFrom.merge(tp, dropped.getOrDefault(tp, -1L), ConsumerPositions::earliest);
+        }
+        resumes.forget(partitions);
+        deferred.keySet().removeAll(partitions);
+        soughtSinceTaken.keySet().removeAll(partitions);
+        staleInDelivery.keySet().removeAll(partitions);
+        skippedInDelivery.addAll(partitions);
     }
 
     /**
@@ -64,6 +118,10 @@ final class ConsumerPositions {
      */
     boolean takes(SinkRecord record, Predicate<SinkRecord> ahead) {
         if (!skippedInDelivery.isEmpty() && skippedInDelivery.contains(topicPartition(record))) {
+            if (!skippedFrom.isEmpty()) {
+                long offset = record.kafkaOffset();
+                skippedFrom.computeIfPresent(topicPartition(record), (tp, from) -> earliest(from, offset));
+            }
             return false;
         }
         if (!staleInDelivery.isEmpty() && ahead.test(record)) {
@@ -90,18 +148,34 @@ final class ConsumerPositions {
     }
 
     /** The partitions were claimed at these offsets, which the consumer's first record of each is checked against. */
-    void claimed(Map<TopicPartition, Long> committed) {
+    void claimed(Collection<TopicPartition> partitions, Map<TopicPartition, Long> committed) {
+        // opened again: the consumer stands where Kafka's group offset says
+        skippedFrom.keySet().removeAll(partitions);
         resumes.claimed(committed);
     }
 
     /**
-     * Partitions whose claim was put off were claimed during a delivery: not sought, as at open (a record of them
-     * skipped while they waited moved the consumer past the committed offset, which the first record taken from here
-     * on shows), and their records are taken from here on.
+     * Partitions whose claim was put off, or that another task took, were claimed during a delivery, and their records
+     * are taken from here on. One with a committed offset is not sought, as at open (a record of it skipped while it
+     * waited moved the consumer past the committed offset, which the first record taken from here on shows); one
+     * without is sought to the first record dropped or skipped while it waited, if any.
      */
     void claimedLate(Collection<TopicPartition> partitions, Map<TopicPartition, Long> committed) {
         resumes.claimed(committed);
         skippedInDelivery.removeAll(partitions);
+        Map<TopicPartition, Long> readAgain = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            Long from = skippedFrom.remove(tp);
+            if (from != null && from >= 0 && !committed.containsKey(tp)) {
+                readAgain.put(tp, from); // nothing committed to check the consumer against: what was dropped
+            }
+        }
+        seek(readAgain);
+    }
+
+    /** The earlier of two offsets, where -1 is none. */
+    private static long earliest(long a, long b) {
+        return a < 0 ? b : b < 0 ? a : Math.min(a, b);
     }
 
     /**
@@ -113,6 +187,10 @@ final class ConsumerPositions {
             return;
         }
         resumes.forget(offsets.keySet());
+        if (deferring) {
+            deferred.putAll(offsets);
+            return;
+        }
         skippedInDelivery.addAll(offsets.keySet());
         soughtSinceTaken.putAll(offsets);
         rewinder.accept(offsets);
@@ -133,7 +211,7 @@ final class ConsumerPositions {
 
     /** Connect tells where its consumer stands, at its offset commit: see {@link ResumePoints}. */
     void positionsReported(Map<TopicPartition, OffsetAndMetadata> positions) {
-        resumes.positionsReported(positions);
+        seek(resumes.positionsReported(positions));
     }
 
     /**
@@ -160,6 +238,8 @@ final class ConsumerPositions {
         resumes.forget(partitions);
         soughtSinceTaken.keySet().removeAll(partitions);
         reportedToKafka.keySet().removeAll(partitions);
+        deferred.keySet().removeAll(partitions);
+        skippedFrom.keySet().removeAll(partitions);
     }
 
     private static TopicPartition topicPartition(SinkRecord record) {

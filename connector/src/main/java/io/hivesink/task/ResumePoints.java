@@ -40,11 +40,6 @@ final class ResumePoints {
     private final long readThroughLimit;
     /** Per partition not checked yet, the offset the metastore committed. */
     private final Map<TopicPartition, Long> unchecked = new HashMap<>();
-    /**
-     * Seeks found at an offset commit, made at the next delivery: the offset commit may be the one Connect makes
-     * before it closes partitions, and a seek of a partition no longer assigned would fail the task.
-     */
-    private final Map<TopicPartition, Long> due = new HashMap<>();
 
     /**
      * @param readThroughLimit how many records the consumer may be behind and still read through rather than seek
@@ -63,24 +58,11 @@ final class ResumePoints {
         if (!unchecked.isEmpty()) {
             unchecked.keySet().removeAll(partitions);
         }
-        if (!due.isEmpty()) {
-            due.keySet().removeAll(partitions);
-        }
     }
 
     /** Whether no partition waits to be checked: records need no look. */
     boolean isEmpty() {
         return unchecked.isEmpty();
-    }
-
-    /** The seeks found at the last offset commit, for partitions still assigned; each is handed out once. */
-    Map<TopicPartition, Long> takeDueSeeks() {
-        if (due.isEmpty()) {
-            return Map.of();
-        }
-        Map<TopicPartition, Long> seeks = Map.copyOf(due);
-        due.clear();
-        return seeks;
     }
 
     /**
@@ -96,13 +78,15 @@ final class ResumePoints {
     }
 
     /**
-     * Checks the positions Connect reports at its offset commit, for partitions no record was delivered from yet; a
-     * seek they call for is due at the next delivery ({@link #takeDueSeeks}).
+     * Checks the positions Connect reports at its offset commit, for partitions no record was delivered from yet.
+     *
+     * @return the seeks they call for
      */
-    void positionsReported(Map<TopicPartition, OffsetAndMetadata> positions) {
+    Map<TopicPartition, Long> positionsReported(Map<TopicPartition, OffsetAndMetadata> positions) {
         if (unchecked.isEmpty()) {
-            return;
+            return Map.of();
         }
+        Map<TopicPartition, Long> due = new HashMap<>();
         positions.forEach((tp, position) -> {
             Long committed = unchecked.get(tp);
             if (committed == null || position.offset() < committed) {
@@ -114,6 +98,7 @@ final class ResumePoints {
                 due.put(tp, seek);
             }
         });
+        return due;
     }
 
     private long seekFor(TopicPartition tp, long position, long committed, String what) {

@@ -163,12 +163,13 @@ public final class TaskAssembly implements AutoCloseable {
         TaskRun run = parts.run();
         ConsumerPositions positions = new ConsumerPositions(context::offset, new ResumePoints(batch.maxRecords()));
         CommitLane lane = batch.pipelined() ? new CommitLane(run.connector() + "-" + run.task(), identity) : null;
-        CommitPipeline pipeline = new CommitPipeline(parts.committer(), lane, parts.buffer(), positions, memory,
+        TakenPartitions taken = new TakenPartitions(pauses, clock);
+        CommitPipeline pipeline = new CommitPipeline(parts.committer(), lane, parts.buffer(), positions, taken, memory,
                 metrics, new ProgressLine(run.task() + " of " + run.connector(), clock, metrics::lagMsByTable),
                 rejected);
         Claims claims = new Claims(parts.committer(), new OffsetsAhead(LogOffsets.of(context),
                 batch.resumeAheadFromLogStart(), parts.committer(), metrics),
-                new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), pauses);
+                new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), taken, pauses);
         BatchCloser closer = new BatchCloser(parts.buffer(), parts.flushPolicy(), pipeline, memory, metrics, clock);
         return new BatchCycle(parts.buffer(), closer, pipeline, positions, claims, memory, context::timeout, clock);
     }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -291,8 +292,8 @@ class ExactlyOnceCommitterTest {
         assertEquals(Map.of(EVENTS_0, 5L), owner.committer.claim(List.of(EVENTS_0)));
 
         zombie.feed(List.of(EVENTS_0), 5, 9);
-        TaskFencedException e = assertThrows(TaskFencedException.class, zombie::commit);
-        assertTrue(e.getMessage().contains("another task claimed events-0"), e.getMessage());
+        PartitionsTakenException e = assertThrows(PartitionsTakenException.class, zombie::commit);
+        assertEquals(Set.of(EVENTS_0), e.partitions(), e.getMessage());
         owner.feed(List.of(EVENTS_0), 5, 9);
         owner.commit();
         assertEquals(expectedIds(List.of(EVENTS_0), 9), landedIds("events", metastore).stream()
@@ -350,7 +351,7 @@ class ExactlyOnceCommitterTest {
         owner.committer.claim(List.of(EVENTS_0));
 
         zombie.feed(List.of(EVENTS_0), 0, 3);
-        assertThrows(TaskFencedException.class, zombie::commit, "the lock-guarded check refuses the zombie");
+        assertThrows(PartitionsTakenException.class, zombie::commit, "the lock-guarded check refuses the zombie");
         owner.feed(List.of(EVENTS_0), 0, 3);
         owner.commit();
         assertEquals(expectedIds(List.of(EVENTS_0), 3), landedIds("events", metastore));

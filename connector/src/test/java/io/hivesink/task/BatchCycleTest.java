@@ -4,16 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,9 +22,6 @@ import java.util.function.LongSupplier;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
-import org.apache.avro.file.DataFileReader;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
@@ -36,8 +30,8 @@ import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,6 +41,8 @@ import io.hivesink.commit.TaskFencedException;
 import io.hivesink.metastore.InMemoryMetastore;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreUnreachableException;
+import io.hivesink.task.CycleRig.RecordingContext;
+import io.hivesink.task.CycleRig.Task;
 
 /**
  * The batch cycle, as {@link TaskAssembly} builds it and Connect's calls drive it, against an in-memory metastore and
@@ -64,61 +60,57 @@ class BatchCycleTest {
 
     @TempDir
     Path dir;
-    private final InMemoryMetastore metastore = new InMemoryMetastore();
-    private final List<Task> started = new ArrayList<>();
+    private CycleRig rig;
+    private InMemoryMetastore metastore;
+    private List<Task> started;
+
+    @BeforeEach
+    void rig() {
+        rig = new CycleRig(dir);
+        metastore = rig.metastore;
+        started = rig.started;
+    }
 
     @AfterEach
     void stopTasks() {
-        started.forEach(Task::stop);
+        rig.stopAll();
     }
 
     /** A started task of the connector, as Connect would start it, with {@code batch.max.records=2}. */
     private Task start(int taskId, RecordingContext context) {
-        return start(taskId, context, 2);
+        return rig.start(taskId, context);
     }
 
     private Task start(int taskId, RecordingContext context, int batchMaxRecords) {
-        return start(taskId, context, batchMaxRecords, System::currentTimeMillis);
+        return rig.start(taskId, context, batchMaxRecords);
     }
 
     private Task start(int taskId, RecordingContext context, int batchMaxRecords, LongSupplier clock) {
-        return start(taskId, context, Map.of("batch.max.records", Integer.toString(batchMaxRecords)), clock);
+        return rig.start(taskId, context, batchMaxRecords, clock);
     }
 
-    private Task start(int taskId, RecordingContext context, Map<String, String> overrides,
-            LongSupplier clock) {
-        Task task = new Task(settings -> metastore, clock);
-        task.initialize(context);
-        task.start(props(taskId, overrides));
-        started.add(task);
-        return task;
+    private Task start(int taskId, RecordingContext context, Map<String, String> overrides, LongSupplier clock) {
+        return rig.start(taskId, context, overrides, clock);
     }
 
-    /** The task's properties, as Connect hands them over, with {@code overrides}. */
     private Map<String, String> props(int taskId, Map<String, String> overrides) {
-        Map<String, String> props = new HashMap<>();
-        props.put("name", "task-test");
-        props.put("topics", P0.topic());
-        props.put("fs.url", dir.toUri().toString());
-        props.put("warehouse.dir", dir.resolve("warehouse").toString());
-        props.put("hive.metastore.uris", "thrift://metastore.invalid:9083");
-        props.put("hive.database", "sink");
-        props.put("writer.threads", "1");
-        props.put("hive-sink.task.id", Integer.toString(taskId));
-        // commits on the task's thread, so that a test sees each outcome in the call that closed the batch; the
-        // pipelined tests below turn it back on
-        props.put("batch.pipelined", "false");
-        props.putAll(overrides);
-        return props;
+        return rig.props(taskId, overrides);
     }
 
     private static List<SinkRecord> records(TopicPartition tp, long from, long to) {
-        List<SinkRecord> records = new ArrayList<>();
-        for (long offset = from; offset < to; offset++) {
-            records.add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
-                    new Struct(EVENT).put("id", offset), offset));
-        }
-        return records;
+        return CycleRig.records(tp, from, to);
+    }
+
+    private static void putAsConnect(Task task, List<SinkRecord> records) throws InterruptedException {
+        CycleRig.putAsConnect(task, records);
+    }
+
+    private List<Long> landedIds() throws IOException {
+        return rig.landedIds();
+    }
+
+    private void deleteWarehouse() throws IOException {
+        rig.deleteWarehouse();
     }
 
     @Test
@@ -723,8 +715,8 @@ class BatchCycleTest {
         List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
         both.addAll(records(P1, 0, 1));
         assertThrows(RetriableException.class, () -> zombie.put(both)); // the batch [P0 0, P1 0] is held
-        Task owner = start(1, new RecordingContext());
-        owner.open(List.of(P0)); // takes P0 from task 0, which does not know yet
+        Task owner = start(0, new RecordingContext()); // a newer instance of task 0: the first is a zombie now
+        owner.open(List.of(P0));
 
         assertEquals(Map.of(), zombie.preCommit(Map.of(P0, new OffsetAndMetadata(1), P1, new OffsetAndMetadata(1))),
                 "the held batch meets the fence at Connect's offset commit: nothing is reported");
@@ -747,8 +739,9 @@ class BatchCycleTest {
         assertThrows(RetriableException.class, () -> task.put(records(P0, 6, 8))); // [4, 8) closes, is held
         metastore.failNextConditionalWrite = true;
         task.close(List.of(P1)); // a cooperative rebalance takes P1; the held batch fails again and is dropped
-        assertEquals(List.of(Map.of(P0, 4L)), context.rewinds, "P0 is read again from its committed offset");
         task.put(records(P0, 6, 8)); // Connect hands the refused records again, fetched before the seek: stale
+        assertEquals(List.of(Map.of(P0, 4L)), context.rewinds, "P0 is read again from its committed offset, sought "
+                + "at the delivery after the close (P0 could have closed too)");
         task.put(records(P0, 4, 8)); // then the consumer reads from the seek
         task.close(List.of(P0));
         assertEquals(LongStream.range(0, 8).boxed().toList(), landedIds(), "once each, none skipped");
@@ -764,8 +757,8 @@ class BatchCycleTest {
         task.put(records(P1, 0, 1));
         metastore.failNextConditionalWrite = true;
         task.close(List.of(P1)); // a rebalance that only revokes P1: the commit fails, P0 is read again from 0
-        assertEquals(List.of(Map.of(P0, 0L)), context.rewinds);
         task.put(records(P0, 4, 6)); // the same poll's records, fetched before the seek took effect
+        assertEquals(List.of(Map.of(P0, 0L)), context.rewinds, "sought at the delivery after the close");
         assertEquals(Map.of(P0, 0L), context.rewinds.get(context.rewinds.size() - 1), "sought there once more");
         task.put(records(P0, 0, 6));
         task.close(List.of(P0));
@@ -781,6 +774,7 @@ class BatchCycleTest {
         assertThrows(RetriableException.class, () -> task.put(records(P0, 0, 2)));
         metastore.failNextAddPartitions = true;
         task.close(List.of(P1)); // P1 is revoked; the held batch fails again and is dropped; P0 stays
+        task.put(List.of()); // the seek waits for the next delivery (P0 could close first)
         assertEquals(Map.of(P0, 0L), context.rewinds.get(context.rewinds.size() - 1));
         task.put(records(P0, 0, 2)); // read again: its commit finds the dropped batch's intent and rolls it forward
         task.put(records(P0, 0, 4)); // read again from where that batch ended
@@ -799,6 +793,7 @@ class BatchCycleTest {
         assertThrows(RetriableException.class, () -> task.put(both));
         metastore.failNextAddPartitions = true;
         task.close(List.of(P1)); // the held batch fails again and is dropped; P0 stays
+        task.put(List.of()); // P0's seek waits for the next delivery (P0 could close first)
         Task other = start(1, new RecordingContext());
         other.open(List.of(P1)); // its claim rolls the dropped batch forward and removes its staging
         task.put(records(P0, 0, 2)); // the cached intent is gone: read again, and this batch refused as out of order
@@ -813,7 +808,7 @@ class BatchCycleTest {
         zombie.open(List.of(P0));
         metastore.failNextConditionalWrite = true;
         assertThrows(RetriableException.class, () -> zombie.put(records(P0, 0, 2)));
-        Task owner = start(1, new RecordingContext());
+        Task owner = start(0, new RecordingContext()); // a newer instance of task 0
         owner.open(List.of(P0));
         assertEquals(Map.of(), zombie.preCommit(Map.of(P0, new OffsetAndMetadata(2))));
         zombie.close(List.of(P0));
@@ -889,33 +884,6 @@ class BatchCycleTest {
         metastore.refuseAddPartitions = null;
     }
 
-    /**
-     * Puts records as Connect's worker does: a {@link RetriableException} pauses the partitions and the same records
-     * are handed over again, until they are taken.
-     */
-    private static void putAsConnect(Task task, List<SinkRecord> records) throws InterruptedException {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            try {
-                task.put(records);
-                return;
-            } catch (RetriableException e) {
-                Thread.sleep(20);
-            }
-        }
-        throw new AssertionError("put(" + records.size() + " records) kept failing with a retriable error");
-    }
-
-    private void deleteWarehouse() throws IOException {
-        Path warehouse = dir.resolve("warehouse");
-        if (Files.exists(warehouse)) {
-            try (Stream<Path> paths = Files.walk(warehouse)) {
-                for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(path);
-                }
-            }
-        }
-    }
-
     @Test
     void pipelinedBatchesCommitInOrderWhileTheNextFillsAndClosingCommitsTheOneInFlight() throws IOException {
         Task task = start(0, new RecordingContext(), Map.of("batch.max.records", "2",
@@ -972,7 +940,7 @@ class BatchCycleTest {
         Task zombie = start(0, new RecordingContext());
         zombie.open(List.of(P0));
         zombie.put(records(P0, 0, 1));
-        Task owner = start(1, new RecordingContext());
+        Task owner = start(0, new RecordingContext()); // a newer instance of task 0: the first is a zombie now
         owner.open(List.of(P0));
 
         assertThrows(TaskFencedException.class, () -> zombie.put(records(P0, 1, 2)));
@@ -1005,6 +973,7 @@ class BatchCycleTest {
         task.put(records(P1, 7, 8));
         metastore.failNextConditionalWrite = true;
         task.close(List.of(P1));
+        task.put(List.of()); // the seek waits for the next delivery (P0 could close first)
         assertEquals(List.of(Map.of(P0, 5L)), context.rewinds, "P0 stays assigned: it is read again from 5");
         assertEquals(Map.of(), task.preCommit(Map.of(P0, new OffsetAndMetadata(6))), "nothing was committed");
         assertEquals(List.of(), landedIds());
@@ -1026,6 +995,7 @@ class BatchCycleTest {
         task.put(records(P1, 0, 1));
         metastore.failNextConditionalWrite = true;
         task.close(List.of(P1)); // the open batch [P0 6, P1 0] fails and is dropped
+        task.put(List.of()); // the seek waits for the next delivery (P0 could close first)
         assertEquals(List.of(Map.of(P0, 5L)), context.rewinds, "sought to 5, not 6: Connect would take 6 for "
                 + "Kafka's offset and never send it; nor to the 3 Kafka holds, which may be a long way back");
         task.put(records(P0, 5, 8)); // 5 is committed: skipped
@@ -1120,128 +1090,5 @@ class BatchCycleTest {
         MetastoreUnreachableException e = assertThrows(MetastoreUnreachableException.class,
                 () -> impatient.start(props(1, Map.of("hive.metastore.start.wait.ms", "0"))));
         assertTrue(e.getMessage().contains("hive.metastore.start.wait.ms"), e.getMessage());
-    }
-
-    /** The ids in every data file of the table, read with Avro's own reader. */
-    private List<Long> landedIds() throws IOException {
-        Path table = dir.resolve("warehouse").resolve("sink.db").resolve("events");
-        List<Long> ids = new ArrayList<>();
-        if (!Files.isDirectory(table)) {
-            return ids;
-        }
-        try (Stream<Path> files = Files.walk(table)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".avro")).toList()) {
-                try (DataFileReader<GenericRecord> reader = new DataFileReader<>(new File(file.toString()),
-                        new GenericDatumReader<>())) {
-                    reader.forEach(r -> ids.add((Long) r.get("id")));
-                }
-            }
-        }
-        ids.sort(null);
-        return ids;
-    }
-
-    /**
-     * A task as Connect drives it, its calls handed to the cycle as {@code HiveSinkTask} hands them (here as the
-     * worker's user), built by {@link TaskAssembly} with another metastore and clock.
-     */
-    static final class Task {
-        private final MetastoreFactory metastores;
-        private final LongSupplier clock;
-        private SinkTaskContext context;
-        private TaskAssembly assembly;
-
-        Task(MetastoreFactory metastores, LongSupplier clock) {
-            this.metastores = metastores;
-            this.clock = clock;
-        }
-
-        void initialize(SinkTaskContext taskContext) {
-            this.context = taskContext;
-        }
-
-        void start(Map<String, String> props) {
-            assembly = TaskAssembly.build(props, metastores, clock, context);
-        }
-
-        void open(Collection<TopicPartition> partitions) {
-            if (!partitions.isEmpty()) {
-                assembly.cycle().claim(partitions);
-            }
-        }
-
-        void put(Collection<SinkRecord> records) {
-            assembly.cycle().take(records);
-        }
-
-        Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-            return assembly.cycle().offsetsToCommit(offsets);
-        }
-
-        void close(Collection<TopicPartition> partitions) {
-            assembly.cycle().close(partitions);
-        }
-
-        void stop() {
-            if (assembly != null) {
-                assembly.close();
-            }
-        }
-    }
-
-    /** What the task asks of Connect: its rewinds and the calls it asks for are recorded. */
-    static final class RecordingContext implements SinkTaskContext {
-        /** Where Connect's own context keeps the task's consumer, which the task reads its partitions' logs from. */
-        org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
-        final List<Map<TopicPartition, Long>> rewinds = new ArrayList<>();
-        final List<Long> timeouts = new ArrayList<>();
-        final Set<TopicPartition> assigned = new HashSet<>();
-        final List<Set<TopicPartition>> pauses = new ArrayList<>();
-        final List<Set<TopicPartition>> resumes = new ArrayList<>();
-
-        /** Assigns partitions, as the consumer does before Connect opens them. */
-        List<TopicPartition> assign(TopicPartition... partitions) {
-            assigned.addAll(List.of(partitions));
-            return List.of(partitions);
-        }
-
-        @Override
-        public Map<String, String> configs() {
-            return Map.of();
-        }
-
-        @Override
-        public void offset(Map<TopicPartition, Long> offsets) {
-            rewinds.add(Map.copyOf(offsets));
-        }
-
-        @Override
-        public void offset(TopicPartition tp, long offset) {
-            rewinds.add(Map.of(tp, offset));
-        }
-
-        @Override
-        public void timeout(long timeoutMs) {
-            timeouts.add(timeoutMs);
-        }
-
-        @Override
-        public Set<TopicPartition> assignment() {
-            return Set.copyOf(assigned);
-        }
-
-        @Override
-        public void pause(TopicPartition... partitions) {
-            pauses.add(Set.of(partitions));
-        }
-
-        @Override
-        public void resume(TopicPartition... partitions) {
-            resumes.add(Set.of(partitions));
-        }
-
-        @Override
-        public void requestCommit() {
-        }
     }
 }

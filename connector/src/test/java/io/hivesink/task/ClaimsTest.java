@@ -60,7 +60,8 @@ class ClaimsTest {
     private Claims claims(TaskParts parts) {
         AssignmentPauses pauses = rig.pauses();
         return new Claims(parts.committer(), new OffsetsAhead(LogOffsets.of(rig.context), false, parts.committer(),
-                rig.metrics(parts)), new PostponedClaims(pauses, now::get, 60_000), pauses);
+                rig.metrics(parts)), new PostponedClaims(pauses, now::get, 60_000),
+                new TakenPartitions(pauses, now::get), pauses);
     }
 
     @Test

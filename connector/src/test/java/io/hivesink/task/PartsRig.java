@@ -36,7 +36,7 @@ final class PartsRig {
     private final Path dir;
     private final Metastore metastore;
     final LongSupplier clock;
-    final BatchCycleTest.RecordingContext context = new BatchCycleTest.RecordingContext();
+    final CycleRig.RecordingContext context = new CycleRig.RecordingContext();
     final List<Map<TopicPartition, Long>> seeks = new ArrayList<>();
     private final ExecutorService pool = Executors.newFixedThreadPool(2);
     private final List<AutoCloseable> opened = new ArrayList<>();
@@ -98,7 +98,8 @@ final class PartsRig {
 
     CommitPipeline pipeline(TaskParts parts, CommitLane lane, MemoryGate memory, TaskMetrics metrics) {
         return new CommitPipeline(parts.committer(), lane, parts.buffer(),
-                new ConsumerPositions(seeks::add, new ResumePoints(10)), memory, metrics,
+                new ConsumerPositions(seeks::add, new ResumePoints(10)), new TakenPartitions(pauses(), clock),
+                memory, metrics,
                 new ProgressLine("0 of conn", clock, metrics::lagMsByTable), null);
     }
 

@@ -43,7 +43,7 @@ class ExactlyOnceS3IT extends ExactlyOnceIT {
     }
 
     @Override
-    void aZombieTaskIsFencedAndItsLateCommitRefused() {
+    void aTaskWhosePartitionsWentToAnotherTaskIsRefusedItsLateCommitAndRunsOn() {
         // fencing is the metastore's: HDFS only
     }
 

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 import org.apache.hadoop.hive.metastore.api.FieldSchema;
 import org.apache.hadoop.hive.metastore.api.Partition;
@@ -27,8 +28,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Fencing;
+import io.hivesink.commit.PartitionsTakenException;
 import io.hivesink.commit.StateTables;
-import io.hivesink.commit.TaskFencedException;
 import io.hivesink.config.TableConfig;
 import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.HiveTable;
@@ -427,8 +428,8 @@ abstract class MetastoreCompatibility {
         CommitRig.Task owner = rig.task("zombie-sink", 1, FaultInjector.NONE, expectedFencing);
         assertEquals(Map.of(p0, 5L), owner.committer().claim(List.of(p0)));
         add(zombie, p0, 5, 9);
-        TaskFencedException e = assertThrows(TaskFencedException.class, zombie::commit);
-        assertTrue(e.getMessage().contains("another task claimed " + p0), e.getMessage());
+        PartitionsTakenException e = assertThrows(PartitionsTakenException.class, zombie::commit);
+        assertEquals(Set.of(p0), e.partitions(), e.getMessage());
         add(owner, p0, 5, 9);
         owner.commit();
         add(zombie, p1, 5, 7);
