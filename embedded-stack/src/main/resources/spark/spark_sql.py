@@ -34,6 +34,8 @@ def main(argv):
                 builder = builder.config(key, value)
     session = (builder.master("local[2]").appName("hive-sink-reader")
                .config("spark.ui.enabled", "false")
+               # a few thousand rows at most: 200 shuffle partitions would be 200 tasks per join or aggregation
+               .config("spark.sql.shuffle.partitions", "2")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.sql.warehouse.dir", os.path.join(work, "spark-warehouse"))
                .config("spark.hadoop.hive.metastore.uris", uri)

@@ -27,6 +27,12 @@ class Metastore31IT extends MetastoreCompatibility {
     }
 
     @Override
+    String readElsewhere() {
+        return "ReaderMatrix31IT reads a 3.1.3 metastore's Avro, Parquet and ORC tables with HiveServer2 3.1.3, Spark "
+                + "4.0.1 (this Hive 3.1.3 client) and Trino 476; Spark's file readers are read here on 2.3.10";
+    }
+
+    @Override
     QueryEngine queryEngine(String metastoreUri, Path workDir) {
         return new SparkSql(metastoreUri, release(), workDir)::query;
     }
