@@ -99,9 +99,17 @@ public final class ExactlyOnceCommitter {
      * @throws ConnectException if the requested fencing cannot work on this metastore
      */
     public Fencing start(Fencing requested) {
+        return start(requested, 0);
+    }
+
+    /**
+     * As {@link #start(Fencing)}, waiting up to {@code foreignLockWaitMs} (-1: no end) for locks on the task's state
+     * table that are not hive-sink's.
+     */
+    public Fencing start(Fencing requested, long foreignLockWaitMs) {
         ledger.table();
         own.set(states.readOrCreate(run.task()));
-        Fencing fencing = FencingProbe.settle(states, run, requested);
+        Fencing fencing = FencingProbe.settle(states, run, requested, foreignLockWaitMs);
         if (fencing == Fencing.LOCKS) {
             tables.evolveUnderLocks(states.tableGuard()); // nor does it check evolutions
         }

@@ -7,6 +7,8 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.hivesink.config.MetastoreConfig;
+
 /**
  * Settles, when a task run starts, how writes to task states are fenced on this metastore: by compare-and-set if the
  * metastore checks it (probed with a stale and a current expectation, on a scratch table of the task's: see
@@ -34,7 +36,7 @@ final class FencingProbe {
      * @return the fencing in use, set on {@code states}
      * @throws ConnectException if the requested fencing cannot work on this metastore
      */
-    static Fencing settle(StateTables states, TaskRun run, Fencing requested) {
+    static Fencing settle(StateTables states, TaskRun run, Fencing requested, long foreignLockWaitMs) {
         String casProblem = null;
         if (requested != Fencing.LOCKS) {
             StateTables.Probe probed = probe(states, run);
@@ -56,7 +58,14 @@ final class FencingProbe {
                         + ". Set hive.metastore.fencing=auto or locks.");
             }
         }
-        StateTables.LockProblem lockProblem = states.lockProblem(run.task());
+        StateTables.LockProblem lockProblem = waitOutForeignLocks(states, run, foreignLockWaitMs);
+        if (lockProblem != null && lockProblem.foreign()) {
+            throw new ConnectException("Task " + run.task() + " of " + run.connector() + " fences by metastore locks, "
+                    + "and a lock that is not hive-sink's kept its state table for "
+                    + MetastoreConfig.METASTORE_LOCK_FOREIGN_WAIT_MS + "=" + foreignLockWaitMs + " ms: "
+                    + lockProblem.message() + ". Release it, or raise " + MetastoreConfig.METASTORE_LOCK_FOREIGN_WAIT_MS
+                    + " (-1 waits for as long as it takes), and restart the task.");
+        }
         if (lockProblem != null && lockProblem.held()) {
             throw new ConnectException("Task " + run.task() + " of " + run.connector() + " fences by metastore locks, "
                     + "and the lock on its state table is held: " + lockProblem.message() + ". Is another instance "
@@ -74,6 +83,28 @@ final class FencingProbe {
                 casProblem == null ? "" : ": compare-and-set cannot be used, " + casProblem);
         states.use(Fencing.LOCKS);
         return Fencing.LOCKS;
+    }
+
+    /**
+     * Takes and releases the state table's lock; while only locks that are not hive-sink's keep it (an operator's, a
+     * tool's), says so in a WARN at each try and tries again, for up to {@code waitMs} (-1: no end).
+     */
+    private static StateTables.LockProblem waitOutForeignLocks(StateTables states, TaskRun run, long waitMs) {
+        long started = System.nanoTime();
+        while (true) {
+            StateTables.LockProblem problem = states.lockProblem(run.task());
+            long waitedMs = (System.nanoTime() - started) / 1_000_000;
+            if (problem == null || !problem.foreign() || (waitMs >= 0 && waitedMs >= waitMs)) {
+                return problem;
+            }
+            log.warn("Task {} of {} waits to start ({} ms so far, up to {}={}): {}", run.task(), run.connector(),
+                    waitedMs, MetastoreConfig.METASTORE_LOCK_FOREIGN_WAIT_MS, waitMs < 0 ? "no end" : waitMs + " ms",
+                    problem.message());
+            if (Thread.currentThread().isInterrupted()) {
+                throw new ConnectException("Interrupted while waiting for a lock that is not hive-sink's: "
+                        + problem.message());
+            }
+        }
     }
 
     private static StateTables.Probe probe(StateTables states, TaskRun run) {

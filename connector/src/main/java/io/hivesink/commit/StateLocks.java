@@ -101,8 +101,7 @@ final class StateLocks {
             while (state == TableLock.State.WAITING) {
                 long waitedMs = (System.nanoTime() - started) / 1_000_000;
                 if (waitedMs >= waitMs) {
-                    throw new LockHeldException("The lock on " + database + "." + table + " was not granted in "
-                            + waitMs + " ms: " + describeAhead(table, id), null);
+                    throw lockHeld(table, id);
                 }
                 pause(Math.min(pauseMs, Math.max(1, waitMs - waitedMs)));
                 pauseMs = Math.min(MAX_PAUSE_MS, pauseMs * 2);
@@ -160,7 +159,7 @@ final class StateLocks {
                 metastore.unlock(lock.id());
                 continue;
             }
-            if (!HOLDER_USER.equals(lock.user()) || lock.txnId() != 0) {
+            if (!isHiveSinks(lock)) {
                 continue; // not hive-sink's: a Hive query's lock (heartbeat through its transaction, if at all, every
                 // few minutes) is waited for, never broken
             }
@@ -180,20 +179,58 @@ final class StateLocks {
         }
     }
 
-    /** Who holds the table's lock, for a message: held by X since T, or what else keeps ours waiting. */
-    private String describeAhead(String table, long ours) {
+    /** Whether hive-sink took the lock: taken as its user, in no transaction. Only those are ever broken. */
+    static boolean isHiveSinks(TableLock lock) {
+        return HOLDER_USER.equals(lock.user()) && lock.txnId() == 0;
+    }
+
+    /**
+     * The wait is over: who holds the table's lock, or what else keeps ours waiting, each named as what it is, and
+     * for a lock that is not hive-sink's, how to release it.
+     */
+    private LockHeldException lockHeld(String table, long ours) {
         StringJoiner ahead = new StringJoiner("; ");
+        boolean foreign = false;
+        boolean ownLive = false;
         try {
             for (TableLock lock : metastore.locksOn(database, table)) {
-                if (lock.id() < ours && lock.state() != TableLock.State.ENDED) {
-                    ahead.add((lock.state() == TableLock.State.ACQUIRED ? "held by " : "queued by ")
-                            + lock.describe() + " " + since(lock) + ", which kept showing signs of life");
+                if (lock.id() >= ours || lock.state() == TableLock.State.ENDED) {
+                    continue;
+                }
+                String held = (lock.state() == TableLock.State.ACQUIRED ? "held by " : "queued by ") + lock.describe()
+                        + " " + since(lock);
+                if (isHiveSinks(lock)) {
+                    ownLive = true;
+                    ahead.add(held + ", a hive-sink lock that did not stay silent for " + staleAfterMs + " ms "
+                            + "while this task waited: a live task instance holds it");
+                } else {
+                    foreign = true;
+                    ahead.add(held + heartbeat(lock) + ", which is not hive-sink's (taken as user " + lock.user()
+                            + (lock.txnId() == 0 ? ", in no transaction" : ", in transaction " + lock.txnId())
+                            + "), so hive-sink waits for it and never breaks it. " + howToRelease(table, lock));
                 }
             }
         } catch (RuntimeException e) {
-            return "the locks ahead could not be listed (" + e.getMessage() + ")";
+            ahead.add("the locks ahead could not be listed (" + e.getMessage() + ")");
         }
-        return ahead.length() == 0 ? "no lock ahead of it was listed" : ahead.toString();
+        String who = ahead.length() == 0 ? "no lock ahead of it was listed" : ahead.toString();
+        return new LockHeldException("The lock on " + database + "." + table + " was not granted in " + waitMs
+                + " ms: " + who, foreign && !ownLive);
+    }
+
+    private String howToRelease(String table, TableLock lock) {
+        String end = lock.txnId() == 0 ? "Release it from the session or tool that took it"
+                : "End its transaction (in Hive: ABORT TRANSACTIONS " + lock.txnId() + ";)";
+        return end + "; SHOW LOCKS " + database + "." + table + " EXTENDED lists it. A metastore times out a lock "
+                + "whose heartbeat stopped only with its house-keeping on (metastore.compactor.initiator.on=true on "
+                + "3.x, metastore.housekeeping.threads.on=true on 4.x), after metastore.txn.timeout (300 s); "
+                + "failing that, its holder gone, delete its row from the metastore database's HIVE_LOCKS table "
+                + "(HL_LOCK_EXT_ID = " + lock.id() + ")";
+    }
+
+    private static String heartbeat(TableLock lock) {
+        return lock.lastHeartbeatMs() > 0 ? ", last heartbeat at " + Instant.ofEpochMilli(lock.lastHeartbeatMs())
+                : "";
     }
 
     private static String since(TableLock lock) {
@@ -214,13 +251,20 @@ final class StateLocks {
     private record Silence(long heartbeatMs, long sinceMs) {
     }
 
-    /** A live holder kept the lock for the whole wait. */
+    /** A live holder kept the lock for the whole wait, or a holder that is not hive-sink's, live or not. */
     static final class LockHeldException extends MetastoreException {
 
         private static final long serialVersionUID = 1L;
+        private final boolean foreign;
 
-        LockHeldException(String message, Throwable cause) {
-            super(message, cause);
+        LockHeldException(String message, boolean foreign) {
+            super(message, null);
+            this.foreign = foreign;
+        }
+
+        /** Only locks that are not hive-sink's were ahead: no other instance of a hive-sink task holds it. */
+        boolean foreign() {
+            return foreign;
         }
     }
 }

@@ -255,18 +255,19 @@ public final class StateTables {
             locks.release(locks.acquire(tableName(task)));
             return null;
         } catch (StateLocks.LockHeldException e) {
-            return new LockProblem(true, e.getMessage());
+            return new LockProblem(true, e.foreign(), e.getMessage());
         } catch (RuntimeException e) {
-            return new LockProblem(false, e.getMessage());
+            return new LockProblem(false, false, e.getMessage());
         }
     }
 
     /**
      * Why a lock could not be taken.
      *
-     * @param held true: the lock API works, but a live holder kept the lock; false: the lock API failed
+     * @param held true: the lock API works, but a holder kept the lock; false: the lock API failed
+     * @param foreign held, and only by locks that are not hive-sink's (an operator's, a tool's, a Hive query's)
      */
-    public record LockProblem(boolean held, String message) {
+    public record LockProblem(boolean held, boolean foreign, String message) {
     }
 
     /** What the metastore does with a compare-and-set on alter_table. */

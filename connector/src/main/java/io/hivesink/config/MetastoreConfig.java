@@ -20,12 +20,14 @@ import org.apache.kafka.common.config.types.Password;
  * @param kerberosPrincipal the metastore's service principal, {@code _HOST} not yet expanded
  * @param startWaitMs how long a starting task waits for a metastore that does not answer
  * @param lockStaleMs fencing by locks, how long a lock on a task's state may show no sign of life before it is broken
+ * @param foreignLockWaitMs fencing by locks, how long a starting task waits for a lock on its state that is not
+ *     hive-sink's; -1 without end
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
 public record MetastoreConfig(List<String> uris, boolean sslEnabled, String truststorePath,
         Password truststorePassword, String fencing, boolean saslEnabled, String kerberosPrincipal,
-        long startWaitMs, long lockStaleMs) {
+        long startWaitMs, long lockStaleMs, long foreignLockWaitMs) {
 
     public static final String GROUP = "Hive metastore";
     public static final String METASTORE_URIS = "hive.metastore.uris";
@@ -37,6 +39,7 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
     public static final String METASTORE_KERBEROS_PRINCIPAL = "hive.metastore.kerberos.principal";
     public static final String METASTORE_START_WAIT_MS = "hive.metastore.start.wait.ms";
     public static final String METASTORE_LOCK_STALE_MS = "hive.metastore.lock.stale.ms";
+    public static final String METASTORE_LOCK_FOREIGN_WAIT_MS = "hive.metastore.lock.foreign.wait.ms";
 
     private static final ConfigDef.Validator BOOLEAN = Validators.bool();
 
@@ -100,6 +103,16 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
                         + "the window left, since these locks carry no fencing token. A write waits for its lock up "
                         + "to three times this before it fails and is tried again.",
                 GROUP, ++order, Width.SHORT, "Stale lock time");
+        def.define(METASTORE_LOCK_FOREIGN_WAIT_MS, Type.LONG, 300_000L, ConfigDef.Range.atLeast(-1L),
+                Importance.LOW,
+                "Where task states are fenced by metastore locks: how long a starting task waits for a lock on "
+                        + "its state table that is not hive-sink's (an operator's, a tool's, a query's: hive-sink "
+                        + "never breaks those), before it fails saying who holds it and how to release it; -1 waits "
+                        + "for as long as it takes. The task logs a WARN naming the lock at each try (every three "
+                        + METASTORE_LOCK_STALE_MS + "). A running task waits for such a lock as for a metastore "
+                        + "outage: its commits are held and tried again, and its claims of newly assigned partitions "
+                        + "wait up to " + METASTORE_START_WAIT_MS + ".",
+                GROUP, ++order, Width.SHORT, "Foreign lock wait");
     }
 
     static MetastoreConfig from(AbstractConfig config) {
@@ -107,7 +120,7 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
                 config.getString(METASTORE_SSL_TRUSTSTORE_PATH), config.getPassword(METASTORE_SSL_TRUSTSTORE_PASSWORD),
                 config.getString(METASTORE_FENCING), config.getBoolean(METASTORE_SASL_ENABLED),
                 config.getString(METASTORE_KERBEROS_PRINCIPAL).trim(), config.getLong(METASTORE_START_WAIT_MS),
-                config.getLong(METASTORE_LOCK_STALE_MS));
+                config.getLong(METASTORE_LOCK_STALE_MS), config.getLong(METASTORE_LOCK_FOREIGN_WAIT_MS));
     }
 
     /**

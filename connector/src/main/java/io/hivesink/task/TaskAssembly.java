@@ -133,7 +133,8 @@ public final class TaskAssembly implements AutoCloseable {
             TaskParts parts = TaskParts.assemble(config, start.props(), run, storage, metastore, workers,
                     FaultInjector.fromEnvironment(), clock, rejected != null);
             writers = parts.writers();
-            Fencing fencing = parts.committer().start(Fencing.fromConfig(metastoreConfig.fencing()));
+            Fencing fencing = parts.committer().start(Fencing.fromConfig(metastoreConfig.fencing()),
+                    metastoreConfig.foreignLockWaitMs());
             log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
                     metastoreConfig.fencing());

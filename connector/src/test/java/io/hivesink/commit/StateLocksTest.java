@@ -55,10 +55,44 @@ class StateLocksTest {
         StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 200, 1_000);
         StateLocks.LockHeldException e = assertThrows(StateLocks.LockHeldException.class,
                 () -> locks.acquire("orders"));
-        assertTrue(e.getMessage().contains("held by lock " + query.id() + " of hive_20261126_query (hive@"),
-                e.getMessage());
+        assertTrue(e.getMessage().contains("held by lock " + query.id() + " of hive_20261126_query (hive@")
+                && e.getMessage().contains("which is not hive-sink's (taken as user hive, in no transaction)")
+                && e.getMessage().contains("HL_LOCK_EXT_ID = " + query.id())
+                && !e.getMessage().contains("signs of life"), e.getMessage());
+        assertTrue(e.foreign(), "only a lock that is not hive-sink's was ahead");
         assertEquals(List.of(query.id()), metastore.locksOn("db", "orders").stream().map(TableLock::id).toList(),
                 "the query keeps its lock");
+    }
+
+    @Test
+    void aStartingTaskWaitsOutALockThatIsNotHiveSinksAndStartsOnceItIsReleased() throws Exception {
+        metastore.ignoreCompareAndSet = true; // as Hive 3.1: fencing falls to locks
+        StateTables states = new StateTables(metastore, "db", new StateTables.Deployment("conn", "conn", "db"),
+                "file:///staging/conn/state", INSTANCE, 100);
+        states.readOrCreate(0);
+        TaskRun run = new TaskRun("conn", "conn", 0, INSTANCE);
+        // an operator's lock, as the one a new user met: its heartbeat never moves
+        TableLock operator = metastore.lock("Unknown", "db", states.tableName(0), "ghost@dead-worker");
+
+        org.apache.kafka.connect.errors.ConnectException refused = assertThrows(
+                org.apache.kafka.connect.errors.ConnectException.class,
+                () -> FencingProbe.settle(states, run, Fencing.AUTO, 0));
+        assertTrue(refused.getMessage().contains("a lock that is not hive-sink's kept its state table")
+                && refused.getMessage().contains("lock " + operator.id() + " of ghost@dead-worker")
+                && refused.getMessage().contains("hive.metastore.lock.foreign.wait.ms")
+                && !refused.getMessage().contains("signs of life")
+                && !refused.getMessage().contains("another instance"), refused.getMessage());
+
+        Thread operatorLetsGo = new Thread(() -> {
+            sleep(1_500);
+            metastore.unlock(operator.id());
+        });
+        operatorLetsGo.start();
+        long started = System.nanoTime();
+        assertEquals(Fencing.LOCKS, FencingProbe.settle(states, run, Fencing.AUTO, -1));
+        operatorLetsGo.join();
+        assertTrue((System.nanoTime() - started) / 1_000_000 >= 1_000, "it waited for the operator");
+        assertEquals(List.of(), metastore.locksOn("db", states.tableName(0)), "its own lock released");
     }
 
     @Test
