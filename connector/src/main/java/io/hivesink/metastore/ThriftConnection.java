@@ -44,7 +44,9 @@ final class ThriftConnection implements AutoCloseable {
     private ThriftConnection(URI uri, TSocket socket, TTransport transport) {
         this.uri = uri;
         this.socket = socket;
-        this.client = new ThriftHiveMetastore.Client(new TBinaryProtocol(transport));
+        // strict: every metastore sends the protocol's version first, and an answer without it is not a metastore's
+        // (a URI that names another service's port), refused at once instead of read as a length to allocate
+        this.client = new ThriftHiveMetastore.Client(new TBinaryProtocol(transport, true, true));
     }
 
     /**

@@ -130,6 +130,39 @@ class ThriftMetastoreTest {
                 e.getMessage());
     }
 
+    /**
+     * A URI naming another service's port: its answer is not read as a length to allocate (a first word that Thrift
+     * without strict reads takes for a method name's length, up to the 1 GB message bound), nor waited on.
+     */
+    @Test
+    void aServerThatDoesNotSpeakTheMetastoresProtocolIsRefusedAtOnce() throws Exception {
+        try (ServerSocket other = new ServerSocket(0)) {
+            List<java.net.Socket> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread service = new Thread(() -> {
+                try {
+                    while (true) {
+                        java.net.Socket client = other.accept();
+                        clients.add(client);
+                        // a length-prefixed answer of some other protocol, of which only the length ever comes
+                        client.getOutputStream().write(new byte[] {0x00, 0x10, 0x00, 0x00});
+                        client.getOutputStream().flush();
+                    }
+                } catch (IOException e) {
+                    // the test is over
+                }
+            });
+            service.setDaemon(true);
+            service.start();
+            String uri = "thrift://127.0.0.1:" + other.getLocalPort();
+            MetastoreException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    java.time.Duration.ofSeconds(10), () -> assertThrows(MetastoreException.class, () -> connect(uri)));
+            assertTrue(e.getMessage().contains(uri), e.getMessage());
+            for (java.net.Socket client : clients) {
+                client.close();
+            }
+        }
+    }
+
     @Test
     void aUriThatIsNotThriftHostPortIsRefusedBeforeAnyConnection() {
         org.apache.kafka.connect.errors.ConnectException e = assertThrows(
