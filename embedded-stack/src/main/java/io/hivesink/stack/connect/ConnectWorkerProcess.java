@@ -2,7 +2,6 @@ package io.hivesink.stack.connect;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +17,8 @@ import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 
 import io.hivesink.stack.child.ChildClasspath;
+import io.hivesink.stack.child.FreePorts;
+import io.hivesink.stack.child.Freeze;
 
 /**
  * A Kafka Connect worker in distributed mode as its own OS process, on a bare Kafka classpath, loading hive-sink
@@ -95,7 +96,7 @@ public final class ConnectWorkerProcess implements AutoCloseable {
             String bootstrapServers, String groupId, Path pluginPath, Map<String, String> extraProps,
             Map<String, String> environment, List<String> jvmOptions, String logLevel) throws IOException {
         Files.createDirectories(workDir);
-        int port = freePort();
+        int port = FreePorts.next();
         Map<String, String> props = new LinkedHashMap<>();
         props.put("bootstrap.servers", bootstrapServers);
         props.put("group.id", groupId);
@@ -134,7 +135,7 @@ public final class ConnectWorkerProcess implements AutoCloseable {
         command.addAll(SUITE_JVM_OPTIONS);
         command.add("-Dlog4j2.configurationFile=" + log4j.toAbsolutePath());
         // JMX on a local port, as an operator's agent would read the worker's metrics (see jmx())
-        int jmxPort = freePort();
+        int jmxPort = FreePorts.next();
         command.add("-Dcom.sun.management.jmxremote.port=" + jmxPort);
         command.add("-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort);
         command.add("-Dcom.sun.management.jmxremote.host=127.0.0.1");
@@ -226,6 +227,19 @@ public final class ConnectWorkerProcess implements AutoCloseable {
             }
             jmx = null;
         }
+    }
+
+    /**
+     * Freezes the worker (SIGSTOP), as a long pause would: it sends no heartbeat, its tasks run nothing, and it comes
+     * back at {@link #thaw} as if no time had passed.
+     */
+    public void freeze() {
+        Freeze.stop(process.pid());
+    }
+
+    /** Lets a frozen worker run on. */
+    public void thaw() {
+        Freeze.resume(process.pid());
     }
 
     /** Ends the worker like a power cut: SIGKILL, no shutdown hooks, nothing flushed. */
@@ -321,12 +335,6 @@ public final class ConnectWorkerProcess implements AutoCloseable {
                 %s  </Loggers>
                 </Configuration>
                 """.formatted(logFile.toAbsolutePath(), loggers);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private static void sleep(long ms) {

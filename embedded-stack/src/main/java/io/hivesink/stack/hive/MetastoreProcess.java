@@ -3,7 +3,6 @@ package io.hivesink.stack.hive;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +16,8 @@ import java.util.function.Supplier;
 import io.hivesink.metastore.MetastoreSettings;
 import io.hivesink.metastore.ThriftMetastore;
 import io.hivesink.stack.child.ChildClasspath;
+import io.hivesink.stack.child.FreePorts;
+import io.hivesink.stack.child.Freeze;
 
 /**
  * A Thrift Hive metastore on embedded Derby in a child JVM: 4.0.1 by default ({@code
@@ -112,7 +113,7 @@ public final class MetastoreProcess implements AutoCloseable {
         String warehouse = fs + "/warehouse/managed";
         String external = fs + "/warehouse/external";
         for (int attempt = 1; ; attempt++) {
-            int port = freePort();
+            int port = FreePorts.next();
             long start = System.nanoTime();
             Supplier<HiveChildJvm> launcher = () -> release.legacy()
                     ? launchLegacy(release, dir, port, defaultFs, warehouse, external, extraConf, startTimeout)
@@ -123,8 +124,11 @@ public final class MetastoreProcess implements AutoCloseable {
                 return new MetastoreProcess(release, jvm, uri, warehouse, external,
                         Duration.ofNanos(System.nanoTime() - start), launcher, startTimeout);
             } catch (HiveChildException e) {
-                // someone else took the free port between our check and the child's bind: try another one
-                if (attempt >= 3 || !e.getMessage().contains("port " + port + " is not free")) {
+                // someone else took the free port between our check and the child's bind (test JVMs run side by
+                // side): try another one. An older release's own main does not say so; its child is killed by
+                // now, so a port still bound is another process's
+                if (attempt >= 3 || !(e.getMessage().contains("port " + port + " is not free")
+                        || (release.legacy() && !FreePorts.canBind(port)))) {
                     throw e;
                 }
             }
@@ -142,6 +146,19 @@ public final class MetastoreProcess implements AutoCloseable {
     /** Stops the metastore at once (its JVM killed), as a crash would: calls fail until {@link #restart}. */
     public void kill() {
         jvm.kill();
+    }
+
+    /**
+     * Freezes the metastore (SIGSTOP): it still accepts connections (the kernel does) and answers nothing, calls in
+     * flight included, until {@link #thaw}; then it answers them all, as a metastore back from a long pause does.
+     */
+    public void freeze() {
+        Freeze.stop(jvm.pid());
+    }
+
+    /** Lets a frozen metastore run on. */
+    public void thaw() {
+        Freeze.resume(jvm.pid());
     }
 
     /** Starts the metastore again on its port and database after {@link #kill}: clients find it at the same URI. */
@@ -312,15 +329,6 @@ public final class MetastoreProcess implements AutoCloseable {
         jvm.kill();
         throw new HiveChildException("The " + what + " child JVM (pid " + jvm.pid() + ", work dir " + jvm.workDir()
                 + ") " + reason + jvm.logTail());
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
-        }
     }
 
     /** Which release this is. */

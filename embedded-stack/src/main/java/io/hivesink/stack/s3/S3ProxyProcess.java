@@ -4,7 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.hivesink.stack.child.ChildClasspath;
+import io.hivesink.stack.child.FreePorts;
 
 /**
  * S3Proxy in a child JVM: a real S3 API server (signatures, multipart uploads, listings) keeping its buckets in a
@@ -54,10 +54,7 @@ public final class S3ProxyProcess implements AutoCloseable {
 
     /** Starts S3Proxy on a free port, its objects under {@code dir}. */
     public static S3ProxyProcess start(Path dir) throws IOException {
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = FreePorts.next();
         S3ProxyProcess proxy = new S3ProxyProcess(dir.toAbsolutePath(), port);
         proxy.startProcess();
         return proxy;

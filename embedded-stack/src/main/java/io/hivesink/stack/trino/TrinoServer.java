@@ -4,7 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.hivesink.stack.child.ChildClasspath;
+import io.hivesink.stack.child.FreePorts;
 
 /**
  * Trino 476 as its users run it beside Hive: a coordinator that also works, with one catalog, {@code hive}, on a
@@ -102,10 +102,7 @@ public final class TrinoServer implements AutoCloseable {
         Path dir = Files.createDirectories(workDir.toAbsolutePath());
         Path etc = Files.createDirectories(dir.resolve("etc"));
         Path catalogs = Files.createDirectories(etc.resolve("catalog"));
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = FreePorts.next();
         Files.writeString(etc.resolve("config.properties"), String.join("\n",
                 "coordinator=true",
                 "node-scheduler.include-coordinator=true",
