@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.connect.data.Schema;
@@ -131,13 +132,7 @@ class ExactlyOnceIT {
         List<String> topics = createTopics("rebalance");
         try (ConnectWorkerProcess first = stack.startWorker(connector, Map.of(), Map.of())) {
             first.rest().putConnector(connector, connectorConfig(connector, topics));
-            CompletableFuture<Void> stream = CompletableFuture.runAsync(() -> EmbeddedStack.unchecked(() -> {
-                for (int step = 0; step < 30; step++) {
-                    produce(topics, 100);
-                    Thread.sleep(400);
-                }
-                return null;
-            }));
+            CompletableFuture<Void> stream = stream(topics, 30);
             Thread.sleep(3_000);
             ConnectWorkerProcess second = stack.startWorker(connector, Map.of(), Map.of());
             awaitTasksOn(connector, second, Duration.ofSeconds(60));
@@ -171,6 +166,58 @@ class ExactlyOnceIT {
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
             for (JsonNode task : worker.rest().status(connector).get("tasks")) {
                 assertEquals("RUNNING", task.get("state").asText(), "no task failed, none restarted: " + task);
+            }
+        }
+        assertExactlyOnce(connector, topics);
+    }
+
+    /**
+     * Two faults no task sees coming, run on both fencing modes. First the metastore answers nothing (frozen: it still
+     * accepts connections) for longer than the tasks' {@code max.poll.interval.ms} while records flow: a {@code put()}
+     * or a close blocked in a commit drops the task's consumer from its group while its worker stays in its own, and
+     * the group gives its partitions to the other task, whose claim waits for the metastore too. Then a whole worker
+     * is frozen past its sessions and thawed: Connect moves its tasks, and the thawed instances meet newer ones. Each
+     * record must land once, every task run at the end, and nobody restart anything.
+     */
+    @Test
+    void aSilentMetastoreAndAFrozenWorkerLoseDuplicateAndFailNothing() throws Exception {
+        String connector = "freeze-sink";
+        List<String> topics = createTopics("freeze");
+        Map<String, String> pollBound = Map.of("consumer.max.poll.interval.ms", "8000");
+        try (ConnectWorkerProcess first = stack.startWorker(connector, pollBound, Map.of());
+                ConnectWorkerProcess second = stack.startWorker(connector, pollBound, Map.of())) {
+            first.rest().putConnector(connector, connectorConfig(connector, topics));
+            produce(topics, 300);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+
+            CompletableFuture<Void> stream = stream(topics, 40);
+            Thread.sleep(3_000);
+            stack.metastore().freeze();
+            try {
+                Thread.sleep(20_000);
+            } finally {
+                stack.metastore().thaw();
+            }
+            stream.join();
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            assertTrue(Stream.of(first, second).anyMatch(w -> w.logLines().stream().anyMatch(l -> l.contains(
+                    "consumer poll timeout has expired"))), "a task's consumer left its group while it waited");
+
+            stream = stream(topics, 40);
+            Thread.sleep(3_000);
+            second.freeze();
+            try {
+                Thread.sleep(20_000);
+            } finally {
+                second.thaw();
+            }
+            stream.join();
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            JsonNode status = first.rest().status(connector);
+            assertEquals("RUNNING", status.get("connector").get("state").asText(), status.toString());
+            assertEquals(2, status.get("tasks").size(), status.toString());
+            for (JsonNode task : status.get("tasks")) {
+                assertEquals("RUNNING", task.get("state").asText(), "no task failed, none restarted: " + status);
             }
         }
         assertExactlyOnce(connector, topics);
@@ -298,6 +345,17 @@ class ExactlyOnceIT {
         config.put("table." + topics.get(1).replace('.', '_') + ".format", "parquet");
         config.put("table." + topics.get(2).replace('.', '_') + ".format", "orc");
         return config;
+    }
+
+    /** Produces 100 readings of each topic every 400 ms, {@code steps} times, in the background. */
+    private CompletableFuture<Void> stream(List<String> topics, int steps) {
+        return CompletableFuture.runAsync(() -> EmbeddedStack.unchecked(() -> {
+            for (int step = 0; step < steps; step++) {
+                produce(topics, 100);
+                Thread.sleep(400);
+            }
+            return null;
+        }));
     }
 
     /** Produces the next {@code count} readings of each topic; seq numbers each topic's records from 0. */
