@@ -314,7 +314,21 @@ public final class ExactlyOnceCommitter {
 
     private CommitSummary resume(Batch batch, TaskState.Intent intent) {
         PhaseTimer timer = new PhaseTimer();
-        Manifest manifest = finisher.readManifest(intent);
+        Manifest manifest;
+        try {
+            manifest = finisher.readManifest(intent);
+        } catch (RetriableException e) {
+            // a task that took some of its partitions over may have rolled it forward and removed its staging: the
+            // state read again says so, and the batch is then checked as a new one against the offsets it landed
+            own.reload();
+            TaskState.Intent now = own.intent();
+            if (now == null || !now.batchId().equals(batch.id())) {
+                own.requireOwner();
+                log.info("Batch {} was finished by another task while its commit was retried here", batch.id());
+                return commit(batch);
+            }
+            throw e;
+        }
         BatchFinisher.Finished finished = finisher.finish(manifest, true);
         long finishMs = timer.lapMs();
         complete(batch);

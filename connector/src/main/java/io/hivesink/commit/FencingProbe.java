@@ -91,15 +91,22 @@ final class FencingProbe {
      */
     private static StateTables.LockProblem waitOutForeignLocks(StateTables states, TaskRun run, long waitMs) {
         long started = System.nanoTime();
+        boolean sawForeign = false;
         while (true) {
             StateTables.LockProblem problem = states.lockProblem(run.task());
             long waitedMs = (System.nanoTime() - started) / 1_000_000;
-            if (problem == null || !problem.foreign() || (waitMs >= 0 && waitedMs >= waitMs)) {
+            sawForeign |= problem != null && problem.foreign();
+            // once a foreign lock was seen, any other problem (a call that failed, the lock list read as it changed)
+            // is taken as passing and tried again within the wait, rather than read as the lock API failing
+            if (problem == null || !sawForeign || (waitMs >= 0 && waitedMs >= waitMs)) {
                 return problem;
             }
             log.warn("Task {} of {} waits to start ({} ms so far, up to {}={}): {}", run.task(), run.connector(),
                     waitedMs, MetastoreConfig.METASTORE_LOCK_FOREIGN_WAIT_MS, waitMs < 0 ? "no end" : waitMs + " ms",
                     problem.message());
+            if (!problem.foreign()) {
+                pause(FIRST_PAUSE_MS * 5); // a failure may come back at once: not a tight loop
+            }
             if (Thread.currentThread().isInterrupted()) {
                 throw new ConnectException("Interrupted while waiting for a lock that is not hive-sink's: "
                         + problem.message());

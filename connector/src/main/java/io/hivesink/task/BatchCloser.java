@@ -93,9 +93,7 @@ final class BatchCloser {
     void close(String reason, CloseReason why) {
         long started = System.nanoTime();
         try {
-            long drops = pipeline.drops();
-            pipeline.commit();
-            if (pipeline.drops() != drops) {
+            if (!pipeline.commit()) {
                 return; // the open batch was dropped with the one before it: its records are read again
             }
             Batch batch = buffer.drain();

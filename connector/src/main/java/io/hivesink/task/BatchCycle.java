@@ -155,7 +155,7 @@ public final class BatchCycle {
             }
             buffer.submitUnchunked(); // encode what came in while the consumer fetches more
             closer.afterDelivery();
-            long dueInMs = soonest(soonest(memory.settle(), closer.msUntilDue()), claims.msUntilNextTry());
+            long dueInMs = Least.of(Least.of(memory.settle(), closer.msUntilDue()), claims.msUntilNextTry());
             if (dueInMs >= 0) {
                 nextCallWithin.accept(Math.max(1, dueInMs));
             }
@@ -185,10 +185,6 @@ public final class BatchCycle {
     }
 
     /** The sooner of two delays, where -1 is none. */
-    private static long soonest(long a, long b) {
-        return a < 0 ? b : b < 0 ? a : Math.min(a, b);
-    }
-
     /**
      * Commits a held batch (unless the cycle stopped), then answers Connect's offset commit with the offsets committed
      * in the metastore, for the partitions Connect asks about ({@link ConsumerPositions#toReport}). The open batch

@@ -110,9 +110,7 @@ final class Claims {
 
     /** How soon the next try of a postponed claim, or of a taken partition, is due; -1 if none waits. */
     long msUntilNextTry() {
-        long postponedMs = postponed.msUntilNextTry();
-        long takenMs = taken.msUntilDue();
-        return postponedMs < 0 ? takenMs : takenMs < 0 ? postponedMs : Math.min(postponedMs, takenMs);
+        return Least.of(postponed.msUntilNextTry(), taken.msUntilDue());
     }
 
     /** How long an outage is waited out before the task fails ({@code hive.metastore.start.wait.ms}). */

@@ -70,7 +70,6 @@ final class CommitPipeline implements AutoCloseable {
     /** Fencing, or a reporter that failed: nothing more is committed. */
     private boolean stopped;
     /** How many times the held and open batches were dropped. */
-    private long drops;
 
     CommitPipeline(ExactlyOnceCommitter committer, CommitLane lane, BatchBuffer buffer, ConsumerPositions positions,
             TakenPartitions taken, MemoryGate memory, TaskMetrics metrics, ProgressLine progress,
@@ -142,10 +141,13 @@ final class CommitPipeline implements AutoCloseable {
     /**
      * Commits the held batch, or waits for the one in flight and takes its outcome: either way as one commit made on
      * this thread.
+     *
+     * @return false if the commit was refused and the held and open batches were dropped (their records are read
+     *     again), true otherwise
      */
-    void commit() {
+    boolean commit() {
         if (held == null) {
-            return;
+            return true;
         }
         writing = true;
         memory.holds(heldBytes()); // a batch being committed still holds its memory
@@ -156,6 +158,7 @@ final class CommitPipeline implements AutoCloseable {
             held = null;
             log.info(summary.logLine());
             progress.committed(summary.landed().records(), summary.landed().bytes());
+            return true;
         } catch (TaskFencedException e) {
             metrics.fenced();
             stopped = true; // at every entry point: nothing more is committed, whoever called
@@ -166,6 +169,7 @@ final class CommitPipeline implements AutoCloseable {
         } catch (BatchOutOfSequenceException e) {
             log.warn(e.getMessage());
             dropUncommitted("the commit refused batch " + held.id(), Set.of());
+            return false;
         } catch (PartitionsTakenException e) {
             // the open batch's partitions too: the state read with the refusal says which the task still owns
             Set<TopicPartition> lost = new HashSet<>(held.startOffsets().keySet());
@@ -180,6 +184,7 @@ final class CommitPipeline implements AutoCloseable {
             buffer.forget(lost);
             positions.lost(from, lost);
             taken.taken(lost);
+            return false;
         } catch (RetriableException e) {
             metrics.commitHeld();
             memory.commitFailed();
@@ -204,7 +209,6 @@ final class CommitPipeline implements AutoCloseable {
                 log.debug("Batch in flight not committed, dropped: {}", e.getMessage());
             }
         }
-        drops++;
         Map<TopicPartition, Long> from = new HashMap<>();
         String dropped = "";
         if (held != null) {
@@ -227,11 +231,6 @@ final class CommitPipeline implements AutoCloseable {
         buffer.resumeAt(rewind);
         positions.readAgain(rewind);
         return startOffsets;
-    }
-
-    /** How many times the held and open batches were dropped, for a caller that must know whether it happened. */
-    long drops() {
-        return drops;
     }
 
     /** Whether a closed batch is held: in flight, or waiting to be committed again. */

@@ -75,7 +75,10 @@ final class ConsumerPositions {
         seekDeferred();
     }
 
-    /** Makes the seeks asked for at an offset commit, for partitions still assigned (closed ones are forgotten). */
+    /**
+     * Makes the seeks asked for inside an offset commit or a close ({@link #deferringSeeks}), for partitions still
+     * assigned (closed ones were forgotten).
+     */
     void seekDeferred() {
         if (!deferred.isEmpty()) {
             Map<TopicPartition, Long> due = Map.copyOf(deferred);
@@ -102,7 +105,7 @@ final class ConsumerPositions {
      */
     void lost(Map<TopicPartition, Long> dropped, Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
-            skippedFrom.merge(tp, dropped.getOrDefault(tp, -1L), ConsumerPositions::earliest);
+            skippedFrom.merge(tp, dropped.getOrDefault(tp, -1L), Least::of);
         }
         resumes.forget(partitions);
         deferred.keySet().removeAll(partitions);
@@ -120,7 +123,7 @@ final class ConsumerPositions {
         if (!skippedInDelivery.isEmpty() && skippedInDelivery.contains(topicPartition(record))) {
             if (!skippedFrom.isEmpty()) {
                 long offset = record.kafkaOffset();
-                skippedFrom.computeIfPresent(topicPartition(record), (tp, from) -> earliest(from, offset));
+                skippedFrom.computeIfPresent(topicPartition(record), (tp, from) -> Least.of(from, offset));
             }
             return false;
         }
@@ -171,11 +174,6 @@ final class ConsumerPositions {
             }
         }
         seek(readAgain);
-    }
-
-    /** The earlier of two offsets, where -1 is none. */
-    private static long earliest(long a, long b) {
-        return a < 0 ? b : b < 0 ? a : Math.min(a, b);
     }
 
     /**

@@ -96,6 +96,38 @@ class StateLocksTest {
     }
 
     @Test
+    void aCallThatFailsWhileAStartingTaskWaitsOutAForeignLockDoesNotEndTheWait() throws Exception {
+        metastore.ignoreCompareAndSet = true;
+        AtomicBoolean failOnce = new AtomicBoolean();
+        Metastore blinking = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("checkLock") && failOnce.compareAndSet(true, false)) {
+                        throw new io.hivesink.metastore.MetastoreException("injected: the metastore blinked", null);
+                    }
+                    try {
+                        return method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        StateTables states = new StateTables(blinking, "db", new StateTables.Deployment("conn", "conn", "db"),
+                "file:///staging/conn/state", INSTANCE, 100);
+        states.readOrCreate(0);
+        TableLock operator = metastore.lock("Unknown", "db", states.tableName(0), "ghost@dead-worker");
+        Thread blinkThenLetGo = new Thread(() -> {
+            sleep(700);
+            failOnce.set(true); // during the wait, after the foreign lock was seen
+            sleep(1_500);
+            metastore.unlock(operator.id());
+        });
+        blinkThenLetGo.start();
+        assertEquals(Fencing.LOCKS, FencingProbe.settle(states, new TaskRun("conn", "conn", 0, INSTANCE),
+                Fencing.LOCKS, -1));
+        blinkThenLetGo.join();
+        assertTrue(!failOnce.get(), "the blink happened during the wait");
+    }
+
+    @Test
     void aLockOfItsOwnInstanceThatItDoesNotHoldIsReleasedAtOnce() {
         // a grant whose answer was lost, or a release that failed while the metastore restarted
         metastore.requestExclusiveLock("db", "state_0", StateLocks.agentInfo(INSTANCE));

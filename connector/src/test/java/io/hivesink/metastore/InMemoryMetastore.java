@@ -48,6 +48,11 @@ public class InMemoryMetastore implements Metastore {
     public int failingConditionalWrites;
     /** Runs before each conditional write, with the table as stored: another writer's turn. */
     public java.util.function.Consumer<Table> beforeConditionalWrite = stored -> { };
+    /**
+     * Runs as a conditional write is sent, on the writer's thread, before the metastore takes it up (outside its
+     * monitor): another task may make whole calls here, from its own threads too.
+     */
+    public volatile Runnable beforeConditionalWriteCall = () -> { };
     public boolean locksWork = true;
     public int failingTableListings;
     public int lockCalls;
@@ -170,7 +175,12 @@ public class InMemoryMetastore implements Metastore {
     }
 
     @Override
-    public synchronized ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue) {
+    public ConditionalAlter alterTableIf(Table table, String expectedKey, String expectedValue) {
+        beforeConditionalWriteCall.run();
+        return alterTableIfLocked(table, expectedKey, expectedValue);
+    }
+
+    private synchronized ConditionalAlter alterTableIfLocked(Table table, String expectedKey, String expectedValue) {
         if (failNextConditionalWrite) {
             failNextConditionalWrite = false;
             throw new MetastoreException("injected: the metastore went away", null);

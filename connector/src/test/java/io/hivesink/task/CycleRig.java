@@ -213,6 +213,8 @@ final class CycleRig {
         final Set<TopicPartition> assigned = new HashSet<>();
         final List<Set<TopicPartition>> pauses = new ArrayList<>();
         final List<Set<TopicPartition>> resumes = new ArrayList<>();
+        /** Paused now: paused and not resumed since. */
+        final Set<TopicPartition> paused = new HashSet<>();
 
         /** Assigns partitions, as the consumer does before Connect opens them. */
         List<TopicPartition> assign(TopicPartition... partitions) {
@@ -263,11 +265,13 @@ final class CycleRig {
         @Override
         public void pause(TopicPartition... partitions) {
             pauses.add(Set.of(partitions));
+            paused.addAll(List.of(partitions));
         }
 
         @Override
         public void resume(TopicPartition... partitions) {
             resumes.add(Set.of(partitions));
+            List.of(partitions).forEach(paused::remove);
         }
 
         @Override

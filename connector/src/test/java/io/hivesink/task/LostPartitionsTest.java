@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -135,6 +138,77 @@ class LostPartitionsTest {
     }
 
     /**
+     * Pipelined: P1, only in the open batch, is taken together with P0 of the batch in flight. The refusal of that
+     * batch says P0; the state read with it says P1 is gone too: both wait, paused, and neither is sought (a seek of
+     * P1 would have it read again here, only for its next batch to be refused in turn), and nothing more is written.
+     */
+    @Test
+    void aPartitionOnlyInTheOpenBatchTakenWithTheBatchInFlightWaitsPausedAndUnsought() throws Exception {
+        RecordingContext context = new RecordingContext();
+        Task task = rig.start(0, context, Map.of("batch.max.records", "2", "batch.pipelined", "true"),
+                System::currentTimeMillis);
+        task.open(context.assign(P0, P1));
+        Task other = rig.start(1, new RecordingContext(), 10);
+        AtomicBoolean once = new AtomicBoolean();
+        CountDownLatch claimed = new CountDownLatch(1);
+        CountDownLatch openBatchFilled = new CountDownLatch(1);
+        rig.metastore.beforeConditionalWriteCall = () -> {
+            if (once.compareAndSet(false, true)) { // the commit in flight is about to record its intent
+                other.open(List.of(P0, P1)); // the group gave both to task 1, which claims them
+                claimed.countDown();
+                try {
+                    openBatchFilled.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        task.put(records(P0, 0, 2)); // [P0 0, 1] closes and is committed on the commit lane
+        assertTrue(claimed.await(30, java.util.concurrent.TimeUnit.SECONDS));
+        task.put(records(P1, 0, 1)); // into the open batch, while the commit waits
+        openBatchFilled.countDown();
+        int writes = rig.metastore.conditionalWrites;
+        task.put(records(P1, 1, 2)); // closes [P1 0, 1]: the batch in flight is refused, and both are dropped
+        assertEquals(Set.of(P0, P1), context.paused, "both wait, paused, for Connect to close them");
+        assertEquals(List.of(), context.rewinds, "neither is sought");
+        assertEquals(writes, rig.metastore.conditionalWrites, "nothing written after the refusal");
+        task.close(List.of(P0, P1));
+        other.put(records(P0, 0, 2));
+        other.put(records(P1, 0, 2));
+        other.close(List.of(P0, P1));
+        assertEquals(List.of(0L, 0L, 1L, 1L), rig.landedIds(), "each record once, by task 1");
+    }
+
+    /**
+     * A held batch whose intent is durable is rolled forward by a task that claims one of its partitions late (from
+     * an assignment it had lost), which removes its staging: the retry here finds the manifest gone, reads its state
+     * again, and takes the batch as landed instead of failing on the manifest at every call for good.
+     */
+    @Test
+    void aHeldBatchAnotherTaskRolledForwardIsNotRetriedForEver() throws IOException {
+        RecordingContext context = new RecordingContext();
+        Task task = rig.start(0, context, 2);
+        task.open(context.assign(P0, P1));
+        rig.metastore.failNextAddPartitions = true; // the intent is durable; the batch is not marked
+        assertThrows(RetriableException.class, () -> task.put(firstOfEach()));
+        Task other = rig.start(1, new RecordingContext(), 10);
+        other.open(List.of(P1)); // rolls the batch forward, releases P1 in task 0's state, removes the staging
+        other.close(List.of(P1));
+        task.put(firstOfEach()); // Connect hands the same records again: no failure on the gone manifest
+        assertEquals(Map.of(P0, at(1)), task.preCommit(Map.of(P0, at(1), P1, at(1))), "P0 landed to 1");
+        task.put(records(P0, 1, 3));
+        assertEquals(Map.of(P0, at(3)), task.preCommit(Map.of(P0, at(3), P1, at(1))));
+        assertEquals(List.of(0L, 0L, 1L, 2L), rig.landedIds(), "each record once");
+    }
+
+    /** The first record of P0, then of P1: a batch of two that closes at once with a batch size of 2. */
+    private static List<SinkRecord> firstOfEach() {
+        List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
+        both.addAll(records(P1, 0, 1));
+        return both;
+    }
+
+    /**
      * Task 0 leaves a batch [P0 0, P1 0] whose intent is durable and drops it as P1 closes; the next batch of P0,
      * [0, 1], is held while rolling the first forward fails.
      */
@@ -142,9 +216,7 @@ class LostPartitionsTest {
         Task task = rig.start(0, context, 2);
         task.open(List.of(P0, P1));
         rig.metastore.failNextAddPartitions = true; // the intent is durable; the batch is not marked
-        List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
-        both.addAll(records(P1, 0, 1));
-        assertThrows(RetriableException.class, () -> task.put(both));
+        assertThrows(RetriableException.class, () -> task.put(firstOfEach()));
         rig.metastore.failNextAddPartitions = true;
         task.close(List.of(P1)); // the held batch fails again and is dropped; P0 stays, read again from 0
         task.put(List.of()); // the seek of P0 waits for the next delivery
@@ -204,9 +276,7 @@ class LostPartitionsTest {
         Task task = rig.start(0, context, 2);
         task.open(List.of(P0, P1));
         rig.metastore.failNextConditionalWrite = true;
-        List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
-        both.addAll(records(P1, 0, 1));
-        assertThrows(RetriableException.class, () -> task.put(both)); // [P0 0, P1 0] is held
+        assertThrows(RetriableException.class, () -> task.put(firstOfEach())); // [P0 0, P1 0] is held
         rig.metastore.failNextConditionalWrite = true;
         task.close(List.of(P0)); // revoked: the held batch fails again and is dropped; P1 is to be read again
         task.close(List.of(P1)); // lost in the same poll (cooperative rebalancing), before any delivery
@@ -221,13 +291,51 @@ class LostPartitionsTest {
     @Test
     void aPartitionAnotherTaskTakesWhileItsOffsetIsMovedToTheLogStartWaitsInsteadOfFailingTheTask()
             throws IOException {
+        Task[] other = new Task[1];
+        RecordingContext recreated = recreatedTopicClaimedByTask1At1stLook(other);
+        Task task = rig.start(0, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy", "log-start"),
+                System::currentTimeMillis);
+        task.open(recreated.assign(P0)); // does not fail: P0 is taken, and waits
+        assertTrue(recreated.pauses.stream().anyMatch(paused -> paused.contains(P0)), "P0 waits, paused");
+        task.close(List.of(P0));
+    }
+
+    /**
+     * As above, but the claim was put off first (the metastore away when P0 was assigned): taken as its postponed
+     * claim is made, P0 waits, paused; still assigned a minute later, it is claimed again and read, with no pause of
+     * the outage left on it.
+     */
+    @Test
+    void aPartitionTakenAsItsPostponedClaimIsMadeIsReadOnceClaimedAgain() throws IOException {
+        Task[] other = new Task[1];
+        RecordingContext recreated = recreatedTopicClaimedByTask1At1stLook(other);
+        AtomicLong now = new AtomicLong(1_000_000);
+        Task task = rig.start(0, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy", "log-start"),
+                now::get);
+        rig.metastore.failingTableListings = 4; // each of the claim's tries reads the task states: put off
+        task.open(recreated.assign(P0));
+        assertEquals(Set.of(P0), recreated.paused, "P0 waits for its claim, paused");
+        now.addAndGet(1_000);
+        task.put(List.of()); // the postponed claim: task 1 claims P0 meanwhile, from an assignment it has lost
+        assertEquals(Set.of(P0), recreated.paused, "P0 waits, paused: taken");
+        now.addAndGet(TakenPartitions.CLAIM_AGAIN_AFTER_MS);
+        task.put(List.of()); // still assigned here: claimed again
+        assertEquals(Set.of(), recreated.paused, "P0 is read again");
+        task.put(records(P0, 0, 2));
+        task.close(List.of(P0));
+        assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 3L), rig.landedIds(), "the log read again from its start, once");
+    }
+
+    /**
+     * Task 0 committed P0 to 4, then the topic was created again with 2 records; at task 0's first look at P0's log,
+     * the group gives P0 to task 1 ({@code other[0]}, started here), which claims it.
+     */
+    private RecordingContext recreatedTopicClaimedByTask1At1stLook(Task[] other) throws IOException {
         Task first = rig.start(0, new RecordingContext(), 2);
         first.open(List.of(P0));
         first.put(records(P0, 0, 4));
         first.close(List.of(P0)); // committed: 4
         first.stop();
-        // the topic was created again; while task 0 reads its log, the group gives P0 to task 1, which claims it
-        Task[] other = new Task[1];
         RecordingContext recreated = new RecordingContext();
         recreated.consumer = new MockConsumer<>(OffsetResetStrategy.EARLIEST) {
             private boolean claimed;
@@ -246,10 +354,6 @@ class LostPartitionsTest {
         ((MockConsumer<byte[], byte[]>) recreated.consumer).updateEndOffsets(Map.of(P0, 2L));
         other[0] = rig.start(1, new RecordingContext(), Map.of("batch.max.records", "2", "offsets.ahead.policy",
                 "log-start"), System::currentTimeMillis);
-        Task task = rig.start(0, recreated, Map.of("batch.max.records", "2", "offsets.ahead.policy", "log-start"),
-                System::currentTimeMillis);
-        task.open(recreated.assign(P0)); // does not fail: P0 is taken, and waits
-        assertTrue(recreated.pauses.stream().anyMatch(paused -> paused.contains(P0)), "P0 waits, paused");
-        task.close(List.of(P0));
+        return recreated;
     }
 }
