@@ -71,8 +71,11 @@ public record BatchConfig(int maxRecords, long maxBytes, long maxIntervalMs, lon
                         + "partition and both offsets; check what happened to the topic, then restart it with "
                         + "log-start, or move the committed offset yourself. log-start: the partition is read from "
                         + "the start of its log, and its committed offset in the metastore is moved there "
-                        + "(logged, and counted in offsets-ahead-of-log-total). Checked against the log the task's "
-                        + "consumer sees, on Connect 3.x and 4.x.",
+                        + "(logged, and counted in offsets-ahead-of-log-total). On a recreated topic that lands each "
+                        + "new record once; on a truncated log it lands again every record the log kept below the "
+                        + "old committed offset (they landed before the truncation): duplicates, which the ledger's "
+                        + "batches show by their offsets. Checked against the log the task's consumer sees, on "
+                        + "Connect 3.x and 4.x.",
                 GROUP, ++order, Width.SHORT, "Offsets ahead of the log");
     }
 

@@ -169,6 +169,7 @@ class ExactlyOnceIT {
             }
         }
         assertExactlyOnce(connector, topics);
+        assertNothingStaged(connector);
     }
 
     /**
@@ -221,6 +222,7 @@ class ExactlyOnceIT {
             }
         }
         assertExactlyOnce(connector, topics);
+        assertNothingStaged(connector);
     }
 
     /**
