@@ -97,6 +97,7 @@ final class BatchFinisher {
             throw new RetriableException("Moving the files of batch " + manifest.batchId() + " into their tables "
                     + "failed: " + e.getMessage(), e);
         }
+        staging.moved(all.stream().map(Manifest.StagedFile::target).toList());
         faults.reached(FaultPoint.ALL_MOVED);
         long t1 = System.nanoTime();
 

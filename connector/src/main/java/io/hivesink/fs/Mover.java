@@ -1,6 +1,7 @@
 package io.hivesink.fs;
 
 import java.io.IOException;
+import java.util.Collection;
 
 import org.apache.hadoop.fs.Path;
 
@@ -33,4 +34,11 @@ interface Mover {
      * @return false if some of it could not be given up now: keep the files, for the next discard to try again
      */
     boolean abandon(Path dir) throws IOException;
+
+    /**
+     * A batch's files were all moved to these targets: what the store still holds for them beyond the files (a second
+     * upload of a target's key, started by a client that sent its request again) is given up.
+     */
+    default void moved(Collection<Path> targets) throws IOException {
+    }
 }

@@ -4,6 +4,9 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.AccessDeniedException;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -20,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -158,6 +162,71 @@ final class MultipartMover implements Mover {
             await(uploader.startUpload(probe));
         }
         abortUploadsOf(probe);
+    }
+
+    /**
+     * Aborts every upload still open on a key just completed: S3A sends a {@code CreateMultipartUpload} again when its
+     * answer is lost, and the upload the first one started is then recorded nowhere. One listing per batch (per 1,000
+     * open uploads), under the longest prefix the targets' keys share.
+     */
+    @Override
+    public void moved(Collection<Path> targets) throws IOException {
+        if (targets.isEmpty()) {
+            return;
+        }
+        S3AFileSystem s3a = (S3AFileSystem) fs;
+        Set<String> keys = new HashSet<>();
+        for (Path target : targets) {
+            keys.add(s3a.pathToKey(fs.makeQualified(target)));
+        }
+        String prefix = commonPrefix(keys);
+        String bucket = s3a.getBucket();
+        S3Client client = s3a.getS3AInternals().getAmazonS3Client("abort uploads left open beside moved files");
+        try {
+            String keyMarker = null;
+            String uploadIdMarker = null;
+            while (true) {
+                String keyFrom = keyMarker;
+                String uploadFrom = uploadIdMarker;
+                ListMultipartUploadsResponse page = client.listMultipartUploads(b -> b.bucket(bucket).prefix(prefix)
+                        .keyMarker(keyFrom).uploadIdMarker(uploadFrom));
+                for (MultipartUpload upload : page.uploads()) {
+                    if (keys.contains(upload.key())) {
+                        log.info("Aborting upload {} of {}, left open beside the completed one (a create sent again)",
+                                upload.uploadId(), upload.key());
+                        try {
+                            client.abortMultipartUpload(b -> b.bucket(bucket).key(upload.key())
+                                    .uploadId(upload.uploadId()));
+                        } catch (NoSuchUploadException e) {
+                            // aborted meanwhile
+                        }
+                    }
+                }
+                if (!Boolean.TRUE.equals(page.isTruncated())) {
+                    return;
+                }
+                keyMarker = page.nextKeyMarker();
+                uploadIdMarker = page.nextUploadIdMarker();
+            }
+        } catch (SdkException e) {
+            throw new IOException("Cannot list the uploads under " + prefix + ": " + e.getMessage(), e);
+        }
+    }
+
+    static String commonPrefix(Collection<String> keys) {
+        String prefix = null;
+        for (String key : keys) {
+            if (prefix == null) {
+                prefix = key;
+            } else {
+                int i = 0;
+                while (i < prefix.length() && i < key.length() && prefix.charAt(i) == key.charAt(i)) {
+                    i++;
+                }
+                prefix = prefix.substring(0, i);
+            }
+        }
+        return prefix == null ? "" : prefix;
     }
 
     /** Aborts every upload of the target's key: an upload is listed by its key, and no other writer shares it. */

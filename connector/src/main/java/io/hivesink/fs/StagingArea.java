@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.file.AccessDeniedException;
+import java.util.Collection;
 import java.util.Set;
 import java.util.UUID;
 
@@ -15,6 +16,8 @@ import org.apache.hadoop.fs.StreamCapabilities;
 import org.apache.hadoop.fs.s3a.UnknownStoreException;
 import org.apache.hadoop.security.AccessControlException;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task's staging directory: a batch's files are written here, out of every table's sight, under names that
@@ -22,6 +25,8 @@ import org.apache.kafka.connect.errors.ConnectException;
  * partition directories: renamed on HDFS, their uploads completed on S3 (a {@link Mover} of each kind).
  */
 public final class StagingArea {
+
+    private static final Logger log = LoggerFactory.getLogger(StagingArea.class);
 
     /** Writes a file's content to a stream and returns the bytes written. */
     @FunctionalInterface
@@ -173,6 +178,19 @@ public final class StagingArea {
      */
     public boolean move(Path staged, Path target) throws IOException {
         return mover.move(staged, target);
+    }
+
+    /**
+     * A batch's files are all at their targets: anything the store holds beyond them is given up ({@link Mover#moved}).
+     * Best effort: a failure is logged, and costs an upload left open, never a record.
+     */
+    public void moved(Collection<Path> targets) {
+        try {
+            mover.moved(targets);
+        } catch (IOException | RuntimeException e) {
+            log.warn("Could not look for uploads left open beside the files just moved ({}); a bucket lifecycle rule "
+                    + "that aborts incomplete uploads removes any", e.toString());
+        }
     }
 
     /** Removes what is left of a batch's staging directory. */

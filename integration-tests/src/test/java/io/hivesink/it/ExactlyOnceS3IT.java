@@ -25,8 +25,8 @@ import io.hivesink.stack.s3.S3ProxyProcess;
  * metastore, no upload is left open, no staged record is left, and the store never copied an object. The same
  * holds across a minute in which the store is down while records flow, and for a commit stalled until another task
  * took its partitions, a silent metastore and a frozen worker, whose batches are dropped with their uploads. The
- * failed commits across rebalances and the locks left behind are the metastore's faults, run on HDFS only. Here on metastore 4.0.1, fencing by compare-and-set;
- * {@link ExactlyOnceS3LocksIT} runs the same on 3.1.3, fencing by locks.
+ * failed commits across rebalances and the locks left behind are the metastore's faults, run on HDFS only. Here on
+ * metastore 4.0.1, fencing by compare-and-set; {@link ExactlyOnceS3LocksIT} runs the same on 3.1.3, fencing by locks.
  */
 @OnS3
 class ExactlyOnceS3IT extends ExactlyOnceIT {

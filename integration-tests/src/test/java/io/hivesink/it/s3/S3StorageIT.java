@@ -141,6 +141,41 @@ class S3StorageIT {
         }
     }
 
+    /**
+     * S3A sends a {@code CreateMultipartUpload} again when its answer is lost: the first upload is then recorded
+     * nowhere. Once the batch's files are moved, every upload still open on their keys is aborted, in one listing,
+     * and another batch's upload in flight beside them is left alone.
+     */
+    @Test
+    void anUploadStartedTwiceByARetriedRequestIsAbortedOnceTheBatchIsMoved() throws IOException {
+        try (FileSystem fs = open(BUCKET, S3ProxyProcess.SECRET_KEY)) {
+            StagingArea staging = staging(fs, "twice");
+            org.apache.hadoop.fs.Path target = new org.apache.hadoop.fs.Path("/warehouse/orders/dt=1/b6-00001.avro");
+            org.apache.hadoop.fs.Path other = new org.apache.hadoop.fs.Path("/warehouse/orders/dt=2/b6-00002.avro");
+            org.apache.hadoop.fs.Path inFlight = new org.apache.hadoop.fs.Path("/warehouse/orders/dt=1/b7-00001.avro");
+            var client = ((S3AFileSystem) fs).getS3AInternals().getAmazonS3Client("start a lost upload");
+            for (org.apache.hadoop.fs.Path lost : List.of(target, inFlight)) {
+                String key = ((S3AFileSystem) fs).pathToKey(fs.makeQualified(lost));
+                client.createMultipartUpload(b -> b.bucket(BUCKET).key(key)); // its answer lost: recorded nowhere
+            }
+            org.apache.hadoop.fs.Path staged = staging.stagedPath("b6", "orders", "dt=1", "f1.avro");
+            org.apache.hadoop.fs.Path stagedOther = staging.stagedPath("b6", "orders", "dt=2", "f2.avro");
+            stage(staging, staged, target, new byte[] {1});
+            stage(staging, stagedOther, other, new byte[] {2});
+            staging.move(staged, target);
+            staging.move(stagedOther, other);
+            assertEquals(2, openUploads(fs), "the lost one, and the other batch's");
+            Map<String, Long> before = s3.requestsByOperation();
+            staging.moved(List.of(target, other));
+            Map<String, Long> requests = s3.requestsSince(before);
+            assertEquals(1, openUploads(fs), "the other batch's upload in flight is left alone");
+            assertEquals(1L, requests.get("ListMultipartUploads"), requests.toString());
+            assertEquals(1L, requests.get("AbortMultipartUpload"), requests.toString());
+            client.listMultipartUploads(b -> b.bucket(BUCKET)).uploads().forEach(u -> client.abortMultipartUpload(
+                    b -> b.bucket(BUCKET).key(u.key()).uploadId(u.uploadId())));
+        }
+    }
+
     @Test
     void anUploadAbortedBehindTheConnectorsBackStopsTheTaskSayingSo() throws IOException {
         try (FileSystem fs = open(BUCKET, S3ProxyProcess.SECRET_KEY)) {
