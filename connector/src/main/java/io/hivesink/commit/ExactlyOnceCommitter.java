@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -298,6 +299,25 @@ public final class ExactlyOnceCommitter {
         }
     }
 
+    /**
+     * A held batch whose intent another task finished (rolled forward, its staging removed) while its commit was
+     * retried here: refused as a new batch would be, by ownership then by sequence, without staging it again (its
+     * target keys are the landed files', which another finisher may still be completing).
+     */
+    private void refuseLandedElsewhere(Batch batch) {
+        own.requireOwner();
+        Set<TopicPartition> taken = new TreeSet<>(TaskState.PARTITION_ORDER);
+        taken.addAll(batch.nextOffsets().keySet());
+        taken.removeAll(own.owned());
+        if (!taken.isEmpty()) {
+            throw new PartitionsTakenException("Batch " + batch.id() + " of task " + run.task() + " of "
+                    + run.connector() + " was finished by another task, which claimed " + taken + " from this one "
+                    + "while its commit was retried here. It is dropped; the task goes on with the partitions it "
+                    + "still owns.", taken);
+        }
+        checkSequence(batch, own.stored().state()); // finished elsewhere, the offsets are past it: refused
+    }
+
     /** Step 6: the task's state takes the batch's offsets and drops its intent. */
     private void complete(Batch batch) {
         own.update(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
@@ -323,9 +343,7 @@ public final class ExactlyOnceCommitter {
             own.reload();
             TaskState.Intent now = own.intent();
             if (now == null || !now.batchId().equals(batch.id())) {
-                own.requireOwner();
-                log.info("Batch {} was finished by another task while its commit was retried here", batch.id());
-                return commit(batch);
+                refuseLandedElsewhere(batch);
             }
             throw e;
         }

@@ -96,9 +96,10 @@ final class FencingProbe {
             StateTables.LockProblem problem = states.lockProblem(run.task());
             long waitedMs = (System.nanoTime() - started) / 1_000_000;
             sawForeign |= problem != null && problem.foreign();
-            // once a foreign lock was seen, any other problem (a call that failed, the lock list read as it changed)
-            // is taken as passing and tried again within the wait, rather than read as the lock API failing
-            if (problem == null || !sawForeign || (waitMs >= 0 && waitedMs >= waitMs)) {
+            // once a foreign lock was seen, a failed call is taken as passing and tried again within the wait, rather
+            // than read as the lock API failing; a live hive-sink holder still ends the wait
+            boolean waitOn = problem != null && (problem.foreign() || (sawForeign && !problem.held()));
+            if (!waitOn || (waitMs >= 0 && waitedMs >= waitMs)) {
                 return problem;
             }
             log.warn("Task {} of {} waits to start ({} ms so far, up to {}={}): {}", run.task(), run.connector(),

@@ -6,6 +6,7 @@ import java.io.InterruptedIOException;
 import java.nio.file.AccessDeniedException;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -45,6 +46,8 @@ final class MultipartMover implements Mover {
     private static final Logger log = LoggerFactory.getLogger(MultipartMover.class);
     /** S3's least part but the last is 5 MiB; 8 MiB parts keep a 1 GiB file within S3's 10,000 parts. */
     static final int PART_BYTES = 8 << 20;
+    /** Pages of 1,000 open uploads looked through after a batch's moves, at most: the commit waits on them. */
+    static final int MAX_LISTED_PAGES = 10;
     /** What to do about a batch whose staged upload is lost. */
     private static final String LOST_FIX = "The batch's other files may be in its tables already, and its records "
             + "cannot be completed from the store: the task stops rather than land part of the batch. Give incomplete "
@@ -185,6 +188,7 @@ final class MultipartMover implements Mover {
         try {
             String keyMarker = null;
             String uploadIdMarker = null;
+            int pages = 0;
             while (true) {
                 String keyFrom = keyMarker;
                 String uploadFrom = uploadIdMarker;
@@ -202,8 +206,10 @@ final class MultipartMover implements Mover {
                         }
                     }
                 }
-                if (!Boolean.TRUE.equals(page.isTruncated())) {
-                    return;
+                if (!Boolean.TRUE.equals(page.isTruncated()) || ++pages == MAX_LISTED_PAGES
+                        || (Objects.equals(keyMarker, page.nextKeyMarker())
+                                && Objects.equals(uploadIdMarker, page.nextUploadIdMarker()))) {
+                    return; // the end, or a store that does not move on: what is left waits for the lifecycle rule
                 }
                 keyMarker = page.nextKeyMarker();
                 uploadIdMarker = page.nextUploadIdMarker();

@@ -201,6 +201,29 @@ class LostPartitionsTest {
         assertEquals(List.of(0L, 0L, 1L, 2L), rig.landedIds(), "each record once");
     }
 
+    /**
+     * As above, but the late claimer took only P2, a partition the held batch does not hold (a claim rolls forward
+     * the intent of every state that owns any of its partitions): the batch is refused as out of sequence, its
+     * partitions read again from the offsets it landed, each record once.
+     */
+    @Test
+    void aHeldBatchRolledForwardByAClaimOfAnotherPartitionIsDroppedAsLandedAndReadOnFromItsEnd() throws IOException {
+        TopicPartition p2 = new TopicPartition(P0.topic(), 2);
+        RecordingContext context = new RecordingContext();
+        Task task = rig.start(0, context, 2);
+        task.open(context.assign(P0, P1, p2));
+        rig.metastore.failNextAddPartitions = true;
+        assertThrows(RetriableException.class, () -> task.put(firstOfEach()));
+        Task other = rig.start(1, new RecordingContext(), 10);
+        other.open(List.of(p2)); // rolls the batch forward and removes its staging; P0 and P1 stay task 0's
+        task.put(firstOfEach()); // no failure: refused as landed, P0 and P1 read on from 1
+        task.put(records(P0, 1, 3));
+        task.put(records(P1, 1, 3));
+        assertEquals(Map.of(P0, at(3), P1, at(3)), task.preCommit(Map.of(P0, at(3), P1, at(3))));
+        assertEquals(Set.of(), context.paused, "nothing taken, nothing paused");
+        assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 2L), rig.landedIds(), "each record once");
+    }
+
     /** The first record of P0, then of P1: a batch of two that closes at once with a batch size of 2. */
     private static List<SinkRecord> firstOfEach() {
         List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));

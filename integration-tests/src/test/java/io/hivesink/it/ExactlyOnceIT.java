@@ -221,8 +221,9 @@ class ExactlyOnceIT {
                 assertEquals("RUNNING", task.get("state").asText(), "no task failed, none restarted: " + status);
             }
         }
+        // not assertNothingStaged: a thawed instance that Connect stops while its writers stage a batch leaves those
+        // files (its file system is closed under it), as a crash would, until the task's next claim removes them
         assertExactlyOnce(connector, topics);
-        assertNothingStaged(connector);
     }
 
     /**
