@@ -106,9 +106,12 @@ class ExactlyOnceS3IT extends ExactlyOnceIT {
         super.assertNothingStaged(connector);
         S3ProxyProcess s3 = stack.s3();
         S3AFileSystem fs = (S3AFileSystem) stack.tableFileSystem();
+        // this connector's uploads only: a test before it may leave some of its own by design (a thawed instance
+        // stopped by Connect while staging leaves them, as a crash would, until that task's next claim)
+        String batchFiles = "/part-" + connector.replace('-', '_') + "-t";
         assertEquals(List.of(), fs.getS3AInternals().getAmazonS3Client("list open uploads")
                 .listMultipartUploads(b -> b.bucket(FailoverStack.S3_BUCKET)).uploads().stream()
-                .map(u -> u.key()).toList(), "no upload left open");
+                .map(u -> u.key()).filter(key -> key.contains(batchFiles)).toList(), "no upload left open");
         Map<String, Long> requests = s3.requestsByOperation();
         System.out.println(getClass().getSimpleName() + ": requests to the store: " + requests);
         assertEquals(0L, requests.getOrDefault("CopyObject", 0L) + requests.getOrDefault("UploadPartCopy", 0L),
