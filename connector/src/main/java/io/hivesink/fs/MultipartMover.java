@@ -198,12 +198,7 @@ final class MultipartMover implements Mover {
                     if (keys.contains(upload.key())) {
                         log.info("Aborting upload {} of {}, left open beside the completed one (a create sent again)",
                                 upload.uploadId(), upload.key());
-                        try {
-                            client.abortMultipartUpload(b -> b.bucket(bucket).key(upload.key())
-                                    .uploadId(upload.uploadId()));
-                        } catch (NoSuchUploadException e) {
-                            // aborted meanwhile
-                        }
+                        abortUpload(client, bucket, upload);
                     }
                 }
                 if (!Boolean.TRUE.equals(page.isTruncated()) || ++pages == MAX_LISTED_PAGES
@@ -259,12 +254,17 @@ final class MultipartMover implements Mover {
     static void abortUploadsOf(S3Client client, String bucket, String key) {
         for (MultipartUpload upload : client.listMultipartUploads(b -> b.bucket(bucket).prefix(key)).uploads()) {
             if (upload.key().equals(key)) {
-                try {
-                    client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(upload.uploadId()));
-                } catch (NoSuchUploadException e) {
-                    // aborted meanwhile
-                }
+                abortUpload(client, bucket, upload);
             }
+        }
+    }
+
+    /** Aborts the upload; one already gone (aborted meanwhile, or an abort the SDK sent again) is no error. */
+    private static void abortUpload(S3Client client, String bucket, MultipartUpload upload) {
+        try {
+            client.abortMultipartUpload(b -> b.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
+        } catch (NoSuchUploadException e) {
+            // aborted meanwhile
         }
     }
 

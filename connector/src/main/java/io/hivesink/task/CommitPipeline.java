@@ -69,7 +69,6 @@ final class CommitPipeline implements AutoCloseable {
     private boolean writing;
     /** Fencing, or a reporter that failed: nothing more is committed. */
     private boolean stopped;
-    /** How many times the held and open batches were dropped. */
 
     CommitPipeline(ExactlyOnceCommitter committer, CommitLane lane, BatchBuffer buffer, ConsumerPositions positions,
             TakenPartitions taken, MemoryGate memory, TaskMetrics metrics, ProgressLine progress,
