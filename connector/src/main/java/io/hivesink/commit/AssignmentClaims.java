@@ -184,7 +184,9 @@ final class AssignmentClaims {
     private void rollForward(StateTables.Stored state) {
         TaskState.Intent intent = state.state().intent();
         BatchFinisher.RolledForward rolled = finisher.rollForward(intent);
-        if (states.write(state, state.state().completed(intent.batchId(), rolled.offsets())) != null) {
+        TaskState next = rolled.dropped() ? state.state().droppedIntent(intent.batchId())
+                : state.state().completed(intent.batchId(), rolled.offsets());
+        if (states.write(state, next) != null) {
             try {
                 staging.fileSystem().delete(new Path(intent.manifestPath()).getParent(), true);
             } catch (IOException e) {
@@ -192,8 +194,10 @@ final class AssignmentClaims {
                         intent.batchId(), e);
             }
         }
-        log.info("Rolled forward batch {} of task {} (its intent was durable; it was {}marked complete)",
-                intent.batchId(), state.task(), rolled.wasMarked() ? "already " : "not yet ");
+        if (!rolled.dropped()) {
+            log.info("Rolled forward batch {} of task {} (its intent was durable; it was {}marked complete)",
+                    intent.batchId(), state.task(), rolled.wasMarked() ? "already " : "not yet ");
+        }
     }
 
     private static Map<TopicPartition, Long> committedOffsets(Collection<StateTables.Stored> all,

@@ -1,5 +1,6 @@
 package io.hivesink.commit;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -7,12 +8,15 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.RetriableException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
@@ -26,6 +30,8 @@ import io.hivesink.table.PartitionValues;
  */
 final class BatchFinisher {
 
+    private static final Logger log = LoggerFactory.getLogger(BatchFinisher.class);
+
     private final HiveTables tables;
     private final StagingArea staging;
     private final Ledger ledger;
@@ -38,9 +44,15 @@ final class BatchFinisher {
         this.faults = faults;
     }
 
-    Manifest readManifest(TaskState.Intent intent) {
+    /**
+     * The manifest of a batch with a durable intent, or empty if it is gone for certain (the file does not exist):
+     * its staging was removed. A manifest that cannot be read for now (the store away) is a retriable failure.
+     */
+    Optional<Manifest> stagedManifest(TaskState.Intent intent) {
         try {
-            return Manifest.read(staging.fileSystem(), new Path(intent.manifestPath()));
+            return Optional.of(Manifest.read(staging.fileSystem(), new Path(intent.manifestPath())));
+        } catch (FileNotFoundException e) {
+            return Optional.empty();
         } catch (IOException e) {
             throw new RetriableException("Cannot read the manifest " + intent.manifestPath() + " of batch "
                     + intent.batchId() + " to finish it: " + e.getMessage(), e);
@@ -49,20 +61,41 @@ final class BatchFinisher {
 
     /**
      * Finishes a batch found with a durable intent, whoever runs it: from its ledger marker if it was marked (its
-     * staging may be gone by then), else by steps 3 to 5 from its manifest.
+     * staging may be gone by then), else by steps 3 to 5 from its manifest. A batch neither marked nor staged any
+     * more cannot be finished, and must not wedge its task: it is given up, its intent to be dropped and its records
+     * read again. Only a write that reached the metastore after its lock was broken leaves one (its staging removed
+     * as abandoned by a claim, then its intent landing late): the protocol moves no file of a batch before its intent
+     * is durable, and removes a batch's staging only after its marker, or once it is abandoned.
      */
     RolledForward rollForward(TaskState.Intent intent) {
-        Map<TopicPartition, Long> marked = ledger.markedOffsets(intent.batchId()).orElse(null);
-        if (marked != null) {
-            return new RolledForward(marked, true);
+        Optional<Map<TopicPartition, Long>> marked = ledger.markedOffsets(intent.batchId());
+        if (marked.isPresent()) {
+            return new RolledForward(marked.get(), true, false);
         }
-        Manifest manifest = readManifest(intent);
-        finish(manifest, true);
-        return new RolledForward(manifest.nextOffsets(), false);
+        Optional<Manifest> manifest = stagedManifest(intent);
+        if (manifest.isEmpty()) {
+            marked = ledger.markedOffsets(intent.batchId()); // a finisher marks before it removes the staging
+            if (marked.isPresent()) {
+                return new RolledForward(marked.get(), true, false);
+            }
+            log.warn("Batch {} has a durable intent but no ledger marker, and its manifest {} is gone: it cannot be "
+                    + "finished. Its intent is dropped and its records are read again from the committed offsets. "
+                    + "Its staging was removed while the write of its intent was under way, which only a write that "
+                    + "reached the metastore after its lock was broken does (see docs/exactly-once.md, the lock "
+                    + "window); readers of complete batches only never see any file of it that was moved (named "
+                    + "part-{}-*), other readers would: remove such files", intent.batchId(), intent.manifestPath(),
+                    intent.batchId());
+            return new RolledForward(Map.of(), false, true);
+        }
+        finish(manifest.get(), true);
+        return new RolledForward(manifest.get().nextOffsets(), false, false);
     }
 
-    /** A batch rolled forward: the end offsets it landed, for its task's state, and whether it was marked before. */
-    record RolledForward(Map<TopicPartition, Long> offsets, boolean wasMarked) {
+    /**
+     * A batch rolled forward: the end offsets it landed, for its task's state (none if dropped), whether it was marked
+     * before, and whether it was given up as one that can no longer be finished.
+     */
+    record RolledForward(Map<TopicPartition, Long> offsets, boolean wasMarked, boolean dropped) {
     }
 
     /** What finishing a batch did. */

@@ -262,7 +262,7 @@ public final class ExactlyOnceCommitter {
                     throw new MetastoreException("Batch " + state.intent().batchId() + " has a durable intent in "
                             + "the state of " + run + "; it is finished before batch " + batch.id(), null);
                 }
-                checkSequence(batch, state);
+                SequenceCheck.require(batch, state, run);
                 return state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
             }, batch.nextOffsets().keySet());
         } catch (TaskFencedException | PartitionsTakenException | BatchOutOfSequenceException e) {
@@ -270,33 +270,6 @@ public final class ExactlyOnceCommitter {
             throw e;
         }
         faults.reached(FaultPoint.INTENT_DURABLE);
-    }
-
-    /**
-     * Refuses a batch that does not follow on from the committed offsets, or, in a partition never committed, from
-     * where the task started it (see {@link Batch}): a path that lost track of records would otherwise land a gap.
-     */
-    private void checkSequence(Batch batch, TaskState state) {
-        Map<TopicPartition, Long> expected = new LinkedHashMap<>();
-        StringBuilder mismatches = new StringBuilder();
-        batch.fromOffsets().entrySet().stream().sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
-                .forEach(e -> {
-                    TaskState.PartitionState stored = state.partitions().get(e.getKey());
-                    boolean committed = stored != null && stored.nextOffset() != TaskState.PartitionState.NONE;
-                    Long start = committed ? Long.valueOf(stored.nextOffset()) : batch.startOffsets().get(e.getKey());
-                    if (start != null && start.longValue() != e.getValue()) {
-                        expected.put(e.getKey(), start);
-                        mismatches.append(mismatches.length() == 0 ? "" : ", ").append(e.getKey()).append(" from ")
-                                .append(e.getValue()).append(committed ? " where " + start + " is committed"
-                                        : " where the task resumed it at " + start + " and nothing is committed");
-                    }
-                });
-        if (!expected.isEmpty()) {
-            throw new BatchOutOfSequenceException("Batch " + batch.id() + " of task " + run.task() + " of "
-                    + run.connector() + " does not follow on from the committed offsets (" + mismatches + "): "
-                    + "committing it would land records twice or skip some. It is dropped and its partitions are "
-                    + "read again from the committed offsets.", expected);
-        }
     }
 
     /**
@@ -315,7 +288,7 @@ public final class ExactlyOnceCommitter {
                     + "while its commit was retried here. It is dropped; the task goes on with the partitions it "
                     + "still owns.", taken);
         }
-        checkSequence(batch, own.stored().state()); // finished elsewhere, the offsets are past it: refused
+        SequenceCheck.require(batch, own.stored().state(), run); // finished elsewhere, the offsets are past it: refused
     }
 
     /** Step 6: the task's state takes the batch's offsets and drops its intent. */
@@ -325,27 +298,21 @@ public final class ExactlyOnceCommitter {
 
     /** Finishes a batch of this task found with a durable intent ({@link BatchFinisher#rollForward}), and step 6. */
     private void rollForward(TaskState.Intent intent) {
-        Map<TopicPartition, Long> landed = finisher.rollForward(intent).offsets();
-        own.update(state -> state.completed(intent.batchId(), landed), Set.of());
+        BatchFinisher.RolledForward rolled = finisher.rollForward(intent);
+        own.update(state -> rolled.dropped() ? state.droppedIntent(intent.batchId())
+                : state.completed(intent.batchId(), rolled.offsets()), Set.of());
         clean(intent.batchId());
-        log.info("Rolled forward batch {}, dropped after its intent was durable, before the next batch",
-                intent.batchId());
+        if (!rolled.dropped()) {
+            log.info("Rolled forward batch {}, dropped after its intent was durable, before the next batch",
+                    intent.batchId());
+        }
     }
 
     private CommitSummary resume(Batch batch, TaskState.Intent intent) {
         PhaseTimer timer = new PhaseTimer();
-        Manifest manifest;
-        try {
-            manifest = finisher.readManifest(intent);
-        } catch (RetriableException e) {
-            // a task that took some of its partitions over may have rolled it forward and removed its staging: the
-            // state read again says so, and the batch is then checked as a new one against the offsets it landed
-            own.reload();
-            TaskState.Intent now = own.intent();
-            if (now == null || !now.batchId().equals(batch.id())) {
-                refuseLandedElsewhere(batch);
-            }
-            throw e;
+        Manifest manifest = finisher.stagedManifest(intent).orElse(null);
+        if (manifest == null) {
+            return resumeUnstaged(batch);
         }
         BatchFinisher.Finished finished = finisher.finish(manifest, true);
         long finishMs = timer.lapMs();
@@ -356,6 +323,38 @@ public final class ExactlyOnceCommitter {
         return new CommitSummary(batch.id(), new CommitSummary.Landed(batch.records(), batch.tables().size(),
                 finished.partitions(), finished.newPartitions(), manifest.files().size(), 0),
                 CommitSummary.StepTimes.finished(finished, stateMs));
+    }
+
+    /**
+     * A held batch whose intent was durable and whose staging is gone. A task that took some of its partitions over
+     * may have rolled it forward (or given it up) and removed its staging: the state read again says so, and the batch
+     * is then checked as a new one against the offsets it landed. Else it is finished from its marker, or given up
+     * ({@link BatchFinisher#rollForward}) and its records read again.
+     */
+    private CommitSummary resumeUnstaged(Batch batch) {
+        own.reload();
+        own.requireOwner();
+        TaskState.Intent now = own.intent();
+        if (now == null || !now.batchId().equals(batch.id())) {
+            refuseLandedElsewhere(batch);
+            throw new RetriableException("Batch " + batch.id() + " was given up elsewhere before any of it landed; "
+                    + "it is staged again at the next try");
+        }
+        BatchFinisher.RolledForward rolled = finisher.rollForward(now);
+        if (rolled.dropped()) {
+            own.update(state -> state.droppedIntent(batch.id()), Set.of());
+            clean(batch.id());
+            throw new BatchOutOfSequenceException("Batch " + batch.id() + " of task " + run.task() + " of "
+                    + run.connector() + " cannot be finished: its intent is durable, but its staging is gone and the "
+                    + "ledger has no marker for it. Its intent is dropped and its partitions are read again from the "
+                    + "committed offsets.", batch.fromOffsets());
+        }
+        complete(batch);
+        clean(batch.id());
+        log.info("Batch {} was marked complete before its staging went; the task's state is brought up to it",
+                batch.id());
+        return new CommitSummary(batch.id(), new CommitSummary.Landed(batch.records(), batch.tables().size(), 0, 0,
+                0, 0), new CommitSummary.StepTimes(0, 0, 0, 0, 0, 0, 0));
     }
 
     private Manifest.StagedFile stagedFile(String batchId, HiveTable table, PartitionValues partition,

@@ -73,6 +73,11 @@ final class StateLocks {
         this.waitMs = waitMs;
     }
 
+    /** How long a lock ahead of a writer may show no sign of life before it is broken. */
+    long staleAfterMs() {
+        return staleAfterMs;
+    }
+
     /** What the metastore records as the holder of this instance's locks: {@code hive-sink:<instance>}, capped. */
     static String agentInfo(String instance) {
         String info = "hive-sink:" + instance;

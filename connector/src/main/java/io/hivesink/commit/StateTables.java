@@ -16,6 +16,7 @@ import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.connect.errors.ConnectException;
 
+import io.hivesink.config.MetastoreConfig;
 import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.LockHeartbeat;
 import io.hivesink.metastore.Metastore;
@@ -181,6 +182,10 @@ public final class StateTables {
     /**
      * The compare-and-set done by hand: nobody else reads-and-writes the table while the lock is held. The lock is
      * heartbeat in the same step as the write: if a writer broke it, taking it for left behind, nothing is written.
+     * And again after the write: a lock broken while the write was under way (it reached the metastore's database
+     * more than the stale bound after its heartbeat) means the write may have landed over the breaker's, or the
+     * breaker's over it. This instance cannot tell which, so it takes no step on it: it stops, fenced, before it
+     * moves any file, and a new run of the task recovers from what the metastore holds.
      */
     private boolean writeUnderLock(Table table, String expectedVersion) {
         long lock = locks.acquire(table.getTableName());
@@ -190,7 +195,18 @@ public final class StateTables {
                     .orElseThrow(() -> new MetastoreException("The state table " + database + "."
                             + table.getTableName() + " has disappeared from the metastore.", null));
             // heartbeat and write in one step: a lock broken by then writes nothing
-            return stored.equals(expectedVersion) && metastore.alterTableUnderLock(lock, table, false);
+            boolean written = stored.equals(expectedVersion) && metastore.alterTableUnderLock(lock, table, false);
+            if (written && !metastore.heartbeatLock(lock)) {
+                throw new TaskFencedException("The lock of " + writer + " on " + database + "." + table.getTableName()
+                        + " was broken by another writer while this instance's write of it was under way: the "
+                        + "write took longer than the stale bound (" + locks.staleAfterMs() + " ms: a long GC pause, "
+                        + "a slow network, a metastore retrying its database), and may have landed over that "
+                        + "writer's change, or under it. This instance stops before it takes any step on that "
+                        + "write; restart the failed task (POST /connectors/" + deployment.connector() + "/tasks/<its "
+                        + "id>/restart) and its new run recovers from what the metastore holds. If this recurs, raise "
+                        + MetastoreConfig.METASTORE_LOCK_STALE_MS + ".");
+            }
+            return written;
         } finally {
             locks.release(lock);
         }

@@ -65,6 +65,11 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         return new TaskState(owner, next, remaining, batchId);
     }
 
+    /** The batch's intent is given up: nothing of it landed, the committed offsets stay as they are. */
+    public TaskState droppedIntent(String batchId) {
+        return intent != null && intent.batchId().equals(batchId) ? withIntent(null) : this;
+    }
+
     /** The partitions are committed up to these offsets from now on, wherever they were; owned as they were. */
     public TaskState movedTo(Map<TopicPartition, Long> offsets) {
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);

@@ -186,6 +186,39 @@ class StateLocksTest {
     }
 
     @Test
+    void aWriterWhoseLockWasBrokenWhileItsWriteWasUnderWayStopsFenced() {
+        AtomicBoolean breakDuringWrite = new AtomicBoolean();
+        // the write passed its heartbeat, then reached the metastore's database after another writer broke the lock
+        Metastore late = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    Object answer;
+                    try {
+                        answer = method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (breakDuringWrite.get() && method.getName().equals("alterTableUnderLock")) {
+                        metastore.unlock((Long) args[0]);
+                    }
+                    return answer;
+                });
+        StateTables states = new StateTables(late, "db", new StateTables.Deployment("conn", "conn", "db"),
+                "file:///staging/conn/state", INSTANCE, 300);
+        states.use(Fencing.LOCKS);
+        StateTables.Stored stored = states.readOrCreate(0);
+        TaskState next = new TaskState(INSTANCE, Map.of(new TopicPartition("events", 0),
+                new TaskState.PartitionState(5, true)), null, null);
+
+        breakDuringWrite.set(true);
+        TaskFencedException e = assertThrows(TaskFencedException.class, () -> states.write(stored, next));
+        assertTrue(e.getMessage().contains("was broken by another writer while this instance's write")
+                && e.getMessage().contains("hive.metastore.lock.stale.ms"), e.getMessage());
+        breakDuringWrite.set(false);
+        StateTables.Stored now = states.read(0);
+        assertNotNull(states.write(now, next.withIntent(null)), "a lock kept through the write: no alarm");
+    }
+
+    @Test
     void aTaskStartsOnLocksPastALockLeftOnItsStateAndSaysWhoHoldsALiveOne() {
         metastore.ignoreCompareAndSet = true; // as Hive 3.1: fencing falls to locks
         StateTables.Deployment deployment = new StateTables.Deployment("conn", "conn", "db");
