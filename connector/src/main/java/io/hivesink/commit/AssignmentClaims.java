@@ -35,10 +35,13 @@ final class AssignmentClaims {
     private final StagingArea staging;
     private final OwnState own;
     private final TaskRun run;
+    private final AbandonedStaging abandoned;
     private long firstBackoffMs = 200;
 
-    AssignmentClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run) {
+    AssignmentClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run,
+            AbandonedStaging abandoned) {
         this.states = states;
+        this.abandoned = abandoned;
         this.finisher = finisher;
         this.staging = staging;
         this.own = own;
@@ -218,13 +221,25 @@ final class AssignmentClaims {
         return partitions.stream().filter(state::owns).toList();
     }
 
+    void sweepAbandoned() {
+        if (abandoned.pending()) {
+            discardAbandonedBatches();
+        }
+    }
+
+    /** The earlier instances' abandoned batches go, once no late intent can still land for them. */
     private int discardAbandonedBatches() {
-        TaskState.Intent intent = own.intent();
         try {
-            return staging.discardAllExcept(intent == null ? Set.of() : Set.of(intent.batchId()));
-        } catch (IOException e) {
-            log.warn("Could not remove abandoned staged batches; the next recovery will try again", e);
+            return abandoned.sweep(this::intentNow, states.lateWriteBoundMs());
+        } catch (IOException | RuntimeException e) {
+            log.warn("Could not remove abandoned staged batches; tried again later: {}", e.toString());
             return 0;
         }
+    }
+
+    /** The batch of the task's durable intent, read from the metastore now. */
+    private Set<String> intentNow() {
+        TaskState.Intent intent = states.read(run.task()).state().intent();
+        return intent == null ? Set.of() : Set.of(intent.batchId());
     }
 }

@@ -73,6 +73,8 @@ public final class ExactlyOnceCommitter {
     private final AssignmentClaims claims;
     /** Batches done or given up whose staging directory is still to be removed ({@link #clean}). */
     private final Set<String> leftStaged = ConcurrentHashMap.newKeySet();
+    /** Batches whose commit is under way now: their staging is in use. */
+    private final Set<String> committing = ConcurrentHashMap.newKeySet();
 
     /**
      * @param writers the file writer of each table
@@ -89,7 +91,8 @@ public final class ExactlyOnceCommitter {
         this.clock = clock;
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
         this.own = new OwnState(states, run);
-        this.claims = new AssignmentClaims(states, finisher, staging, own, run);
+        this.claims = new AssignmentClaims(states, finisher, staging, own, run,
+                new AbandonedStaging(staging, run.instance(), committing::contains, System::nanoTime));
     }
 
     /**
@@ -136,6 +139,11 @@ public final class ExactlyOnceCommitter {
         claims.move(offsets);
     }
 
+    /** Removes the abandoned batches a claim kept while they were young, once they are old enough, if any. */
+    public void sweepAbandoned() {
+        claims.sweepAbandoned();
+    }
+
     /** The partitions this task owns, as its state was last read. */
     public Set<TopicPartition> ownedPartitions() {
         return own.owned();
@@ -148,6 +156,15 @@ public final class ExactlyOnceCommitter {
 
     /** Commits the batch by the steps above, each timed; a batch whose intent is already durable is only finished. */
     public CommitSummary commit(Batch batch) {
+        committing.add(batch.id());
+        try {
+            return commitUnderWay(batch);
+        } finally {
+            committing.remove(batch.id());
+        }
+    }
+
+    private CommitSummary commitUnderWay(Batch batch) {
         TaskState.Intent intent = own.intent();
         if (intent != null && intent.batchId().equals(batch.id())) {
             return resume(batch, intent); // a retry after the intent was made durable: only finish it
@@ -266,7 +283,9 @@ public final class ExactlyOnceCommitter {
                 return state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
             }, batch.nextOffsets().keySet());
         } catch (TaskFencedException | PartitionsTakenException | BatchOutOfSequenceException e) {
-            clean(batch.id());
+            if (!(e instanceof LockBrokenException)) {
+                clean(batch.id()); // refused: no intent of it is durable (broken: it may be, and its staging stays)
+            }
             throw e;
         }
         faults.reached(FaultPoint.INTENT_DURABLE);

@@ -58,6 +58,7 @@ final class FencingProbe {
                         + ". Set hive.metastore.fencing=auto or locks.");
             }
         }
+        states.settleStaleBound(run);
         StateTables.LockProblem lockProblem = waitOutForeignLocks(states, run, foreignLockWaitMs);
         if (lockProblem != null && lockProblem.foreign()) {
             throw new ConnectException("Task " + run.task() + " of " + run.connector() + " fences by metastore locks, "

@@ -40,7 +40,7 @@ final class StateLocks {
 
     private static final Logger log = LoggerFactory.getLogger(StateLocks.class);
 
-    /** A write waits for its lock this many times the stale bound before it fails (and its caller tries again). */
+    /** A write waits for its lock at most this many times the stale bound before it fails (and is tried again). */
     static final int WAIT_BOUNDS = 3;
     /** The user every hive-sink lock is taken as (by this build and the ones before it): only those are broken. */
     static final String HOLDER_USER = "hive-sink";
@@ -52,8 +52,9 @@ final class StateLocks {
     private final Metastore metastore;
     private final String database;
     private final String agentInfo;
-    private final long staleAfterMs;
-    private final long waitMs;
+    /** Settled when the task starts ({@link LockBound}); read by its threads. */
+    private volatile long staleAfterMs;
+    private volatile long waitMs;
     /** The locks this instance holds now: any other lock of its agent info is one it left behind. */
     private final Set<Long> held = ConcurrentHashMap.newKeySet();
 
@@ -62,7 +63,7 @@ final class StateLocks {
      * @param staleAfterMs how long a lock ahead of a writer may show no sign of life before it is broken
      */
     StateLocks(Metastore metastore, String database, String instance, long staleAfterMs) {
-        this(metastore, database, instance, staleAfterMs, WAIT_BOUNDS * staleAfterMs);
+        this(metastore, database, instance, staleAfterMs, waitMs(staleAfterMs));
     }
 
     StateLocks(Metastore metastore, String database, String instance, long staleAfterMs, long waitMs) {
@@ -76,6 +77,20 @@ final class StateLocks {
     /** How long a lock ahead of a writer may show no sign of life before it is broken. */
     long staleAfterMs() {
         return staleAfterMs;
+    }
+
+    /** From now on, locks silent this long are broken, and a write waits for its lock up to {@link #waitMs}. */
+    void staleAfterMs(long ms) {
+        this.staleAfterMs = ms;
+        this.waitMs = waitMs(ms);
+    }
+
+    /**
+     * How long a write waits for its lock: long enough to watch a lock left behind for the whole bound, and not so
+     * long that a claim's tries outlast the consumer's poll interval: three bounds, or the bound and 20 s if less.
+     */
+    static long waitMs(long staleAfterMs) {
+        return Math.min(WAIT_BOUNDS * staleAfterMs, staleAfterMs + 20_000);
     }
 
     /** What the metastore records as the holder of this instance's locks: {@code hive-sink:<instance>}, capped. */

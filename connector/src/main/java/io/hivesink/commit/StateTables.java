@@ -16,9 +16,7 @@ import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.connect.errors.ConnectException;
 
-import io.hivesink.config.MetastoreConfig;
 import io.hivesink.metastore.ConditionalAlter;
-import io.hivesink.metastore.LockHeartbeat;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.metastore.MetastoreException;
 import io.hivesink.metastore.TableGuard;
@@ -51,10 +49,6 @@ public final class StateTables {
     static final String TABLES_DATABASE = "hive-sink.tables-database";
     /** The connector's own name: two names that become one table name in Hive must not share these tables. */
     static final String CONNECTOR = "hive-sink.connector";
-    /** How long a lock ahead of a writer may show no sign of life before it is broken, unless configured. */
-    public static final long STALE_LOCK_MS = 10_000;
-    /** An evolution lock's holder is silent for its whole ALTER: its bound is this many times the state locks'. */
-    static final int EVOLUTION_STALE_FACTOR = 10;
 
     private final Metastore metastore;
     private final String database;
@@ -64,7 +58,9 @@ public final class StateTables {
     private final Deployment deployment;
     private final String writer;
     private final StateLocks locks;
-    private final long staleLockMs;
+    private final LockedWrite lockedWrite;
+    /** As configured; 0 derives it from the metastore ({@link #settleStaleBound}). */
+    private final long configuredStaleLockMs;
     private long writes;
     private Fencing fencing = Fencing.COMPARE_AND_SET;
 
@@ -73,12 +69,13 @@ public final class StateTables {
      * @param location a directory for the tables' (always empty) locations
      * @param writer this task instance, part of every version it writes so versions are unique across writers
      * @param staleLockMs where writes are fenced by locks, how long a lock ahead of a writer may show no sign of life
-     *     before it is taken for left behind and broken ({@link StateLocks})
+     *     before it is taken for left behind and broken ({@link StateLocks}); 0 derives it from the metastore
      */
     public StateTables(Metastore metastore, String database, Deployment deployment, String location, String writer,
             long staleLockMs) {
-        this.locks = new StateLocks(metastore, database, writer, staleLockMs);
-        this.staleLockMs = staleLockMs;
+        this.locks = new StateLocks(metastore, database, writer, staleLockMs > 0 ? staleLockMs : LockBound.FLOOR_MS);
+        this.configuredStaleLockMs = staleLockMs;
+        this.lockedWrite = new LockedWrite(metastore, database, locks, writer, deployment.connector());
         this.metastore = metastore;
         this.database = database;
         this.deployment = deployment;
@@ -174,77 +171,19 @@ public final class StateTables {
         Table table = withVersion(current, counter(current.version()) + 1, Long.toString(++writes));
         StateParameters.encode(next, table.getParameters());
         table.getParameters().put(CONNECTOR, deployment.connector()); // a table made before it was recorded
-        boolean written = fencing == Fencing.LOCKS ? writeUnderLock(table, current.version())
+        boolean written = fencing == Fencing.LOCKS ? lockedWrite.write(table, VERSION, current.version())
                 : metastore.alterTableIf(table, VERSION, current.version()).isWritten();
         return written ? new Stored(current.task(), next, table.getParameters().get(VERSION), table) : null;
     }
 
-    /**
-     * The compare-and-set done by hand: nobody else reads-and-writes the table while the lock is held. The lock is
-     * heartbeat in the same step as the write: if a writer broke it, taking it for left behind, nothing is written.
-     * And again after the write: a lock broken while the write was under way (it reached the metastore's database
-     * more than the stale bound after its heartbeat) means the write may have landed over the breaker's, or the
-     * breaker's over it. This instance cannot tell which, so it takes no step on it: it stops, fenced, before it
-     * moves any file, and a new run of the task recovers from what the metastore holds.
-     */
-    private boolean writeUnderLock(Table table, String expectedVersion) {
-        long lock = locks.acquire(table.getTableName());
-        try {
-            String stored = metastore.getTable(database, table.getTableName())
-                    .map(t -> t.getParameters().get(VERSION))
-                    .orElseThrow(() -> new MetastoreException("The state table " + database + "."
-                            + table.getTableName() + " has disappeared from the metastore.", null));
-            // heartbeat and write in one step: a lock broken by then writes nothing
-            boolean written = stored.equals(expectedVersion) && metastore.alterTableUnderLock(lock, table, false);
-            if (written && !metastore.heartbeatLock(lock)) {
-                throw new TaskFencedException("The lock of " + writer + " on " + database + "." + table.getTableName()
-                        + " was broken by another writer while this instance's write of it was under way: the "
-                        + "write took longer than the stale bound (" + locks.staleAfterMs() + " ms: a long GC pause, "
-                        + "a slow network, a metastore retrying its database), and may have landed over that "
-                        + "writer's change, or under it. This instance stops before it takes any step on that "
-                        + "write; restart the failed task (POST /connectors/" + deployment.connector() + "/tasks/<its "
-                        + "id>/restart) and its new run recovers from what the metastore holds. If this recurs, raise "
-                        + MetastoreConfig.METASTORE_LOCK_STALE_MS + ".");
-            }
-            return written;
-        } finally {
-            locks.release(lock);
-        }
-    }
-
-    /**
-     * Locks for evolving the schemas of data tables where compare-and-set is not checked. Not on the data table
-     * itself, where an exclusive lock would hold back every Hive query of it (and wait behind long ones), but on a
-     * name of its own beside it, {@code <database>.hive_sink_evolve_<table>_<hash>}, which every hive-sink task
-     * evolving that table takes, whatever its connector: the metastore locks a name, whether or not a table has it.
-     * Taken as state locks are; a holder heartbeats it as it writes and, from a connection of its own, every stale
-     * bound while it evolves the table ({@link LockHeartbeat}: an ALTER ... CASCADE over many partitions holds the
-     * task's connection for a while). A lock left behind here is broken after {@value #EVOLUTION_STALE_FACTOR} times
-     * the bound.
-     */
+    /** Locks for evolving the schemas of data tables where compare-and-set is not checked ({@link EvolutionLocks}). */
     public TableGuard tableGuard() {
-        Map<String, StateLocks> byDatabase = new java.util.concurrent.ConcurrentHashMap<>();
-        return (db, table, change) -> {
-            StateLocks tableLocks = byDatabase.computeIfAbsent(db,
-                    d -> new StateLocks(metastore, d, writer, EVOLUTION_STALE_FACTOR * staleLockMs));
-            long lock = tableLocks.acquire(evolutionLockName(db, table));
-            LockHeartbeat alive = LockHeartbeat.NONE;
-            try {
-                alive = metastore.keepLockAlive(lock, staleLockMs);
-                return change.test(lock);
-            } finally {
-                alive.close();
-                tableLocks.release(lock);
-            }
-        };
+        return new EvolutionLocks(metastore, writer, locks::staleAfterMs);
     }
 
     /** The name every hive-sink task locks beside {@code database.table} to evolve it. */
     public static String evolutionLockName(String database, String table) {
-        String qualified = (database + "." + table).toLowerCase(java.util.Locale.ROOT);
-        String hash = Integer.toHexString(qualified.hashCode());
-        String shortTable = table.length() > 60 ? table.substring(0, 60) : table;
-        return ("hive_sink_evolve_" + shortTable + "_" + hash).toLowerCase(java.util.Locale.ROOT);
+        return EvolutionLocks.lockName(database, table);
     }
 
     /** Makes every later write conditional this way; {@link Fencing#AUTO} is resolved by the caller first. */
@@ -253,6 +192,19 @@ public final class StateTables {
             throw new IllegalArgumentException("resolve auto first");
         }
         this.fencing = mode;
+    }
+
+    /**
+     * How long after its lock's heartbeat a write of a task state may still land: the stale bound where locks fence
+     * the states (a write can outlive its broken lock that long), 0 where the metastore checks compare-and-set.
+     */
+    public long lateWriteBoundMs() {
+        return fencing == Fencing.LOCKS ? locks.staleAfterMs() : 0;
+    }
+
+    /** Settles the stale bound of the state locks: as configured, else from the metastore ({@link LockBound}). */
+    void settleStaleBound(TaskRun run) {
+        locks.staleAfterMs(LockBound.settle(metastore, configuredStaleLockMs, run));
     }
 
     /** The metastore, as its messages name it. */

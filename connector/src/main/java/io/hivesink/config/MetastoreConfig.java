@@ -91,17 +91,23 @@ public record MetastoreConfig(List<String> uris, boolean sslEnabled, String trus
                         + "should not fail it. A service that answers but refuses the task (permissions, SASL, TLS, "
                         + "release) fails it at once.",
                 GROUP, ++order, Width.SHORT, "Metastore start wait");
-        def.define(METASTORE_LOCK_STALE_MS, Type.LONG, 10_000L, ConfigDef.Range.between(1_000L, 3_600_000L),
-                Importance.LOW,
+        def.define(METASTORE_LOCK_STALE_MS, Type.LONG, 0L,
+                Validators.zeroOrBetween(1_000L, 3_600_000L, "derived from the metastore"), Importance.LOW,
                 "Where task states are fenced by metastore locks (" + METASTORE_FENCING + "=locks, or auto on Hive "
                         + "3.x): how long a lock on a task's state table may show no sign of life (no heartbeat, "
                         + "granted or waiting) while a task waits for it, before the task takes it for left behind "
                         + "(a worker stopped inside a locked write) and breaks it. Hive 3.1 and 4.0 metastores do "
                         + "not time such locks out unless their house-keeping runs, and keep them across restarts. "
-                        + "A live holder keeps a state lock for one read and one write, and heartbeats it just before "
-                        + "it writes; a holder stalled for longer than this between that heartbeat and its write is "
-                        + "the window left, since these locks carry no fencing token. A write waits for its lock up "
-                        + "to three times this before it fails and is tried again.",
+                        + "It also sets the lock window: these locks carry no fencing token, so a write that "
+                        + "reaches the metastore's database later than this after its heartbeat (a long GC pause, a "
+                        + "slow network, the metastore retrying its database) can land after its lock was broken. A "
+                        + "writer checks its lock after each write (after one whose answer was lost, it keeps the "
+                        + "lock this long first) and stops the task if it was broken (docs/exactly-once.md lists "
+                        + "what remains). 0, the default: three times the metastore's own retry budget "
+                        + "(metastore.hmshandler.retry.attempts times metastore.hmshandler.retry.interval, read from "
+                        + "the metastore when the task starts), from 60000 to 300000. A write waits for its lock up "
+                        + "to three times this, or this and 20 s if less, before it fails and is tried again. An "
+                        + "earlier instance's abandoned staged batch is removed only once seen for this long.",
                 GROUP, ++order, Width.SHORT, "Stale lock time");
         def.define(METASTORE_LOCK_FOREIGN_WAIT_MS, Type.LONG, 300_000L, ConfigDef.Range.atLeast(-1L),
                 Importance.LOW,

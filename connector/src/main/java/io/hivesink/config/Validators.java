@@ -40,10 +40,15 @@ final class Validators {
 
     /** A duration in milliseconds: 0 (off), or from {@code min} to {@code max}. */
     static ConfigDef.Validator offOrBetween(long min, long max) {
+        return zeroOrBetween(min, max, "off");
+    }
+
+    /** A duration in milliseconds: 0 ({@code zeroMeans}), or from {@code min} to {@code max}. */
+    static ConfigDef.Validator zeroOrBetween(long min, long max, String zeroMeans) {
         return ConfigDef.LambdaValidator.with((name, value) -> {
             long ms = ((Number) value).longValue();
             if (ms != 0 && (ms < min || ms > max)) {
-                throw new ConfigException(name, value, "must be 0 (off) or from " + min + " to " + max);
+                throw new ConfigException(name, value, "must be 0 (" + zeroMeans + ") or from " + min + " to " + max);
             }
         }, () -> "0, or [" + min + ",...," + max + "]");
     }

@@ -5,7 +5,9 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.nio.file.AccessDeniedException;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 
 import org.apache.hadoop.fs.FSDataOutputStream;
@@ -200,6 +202,22 @@ public final class StagingArea {
                     + "aborted); its staging directory is kept, to try again");
         }
         fs.delete(batchDir(batchId), true);
+    }
+
+    /**
+     * The batches staged in this task's directory, each with whether its manifest was written. Lists this task's
+     * directory only, and looks for each batch's manifest.
+     */
+    public Map<String, Boolean> stagedBatches() throws IOException {
+        Map<String, Boolean> batches = new TreeMap<>();
+        if (!fs.exists(root)) {
+            return batches;
+        }
+        for (FileStatus batch : fs.listStatus(root)) {
+            String id = batch.getPath().getName();
+            batches.put(id, batch.isDirectory() && fs.exists(manifestPath(id)));
+        }
+        return batches;
     }
 
     /**

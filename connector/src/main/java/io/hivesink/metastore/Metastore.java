@@ -113,6 +113,9 @@ public interface Metastore extends AutoCloseable {
     /** The locks on the table, granted or waiting, oldest first. */
     List<TableLock> locksOn(String database, String table);
 
+    /** A setting of the metastore server, as {@code get_config_value} hands it out; empty if unset or withheld. */
+    Optional<String> configValue(String name);
+
     /** Tells {@code observer} of every call from now on (for metrics); a fake may ignore it. */
     default void observeCalls(MetastoreCallObserver observer) {}
 

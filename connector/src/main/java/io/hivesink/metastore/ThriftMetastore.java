@@ -10,6 +10,7 @@ import org.apache.hadoop.hive.metastore.api.AddPartitionsRequest;
 import org.apache.hadoop.hive.metastore.api.AddPartitionsResult;
 import org.apache.hadoop.hive.metastore.api.AlreadyExistsException;
 import org.apache.hadoop.hive.metastore.api.CheckLockRequest;
+import org.apache.hadoop.hive.metastore.api.ConfigValSecurityException;
 import org.apache.hadoop.hive.metastore.api.DataOperationType;
 import org.apache.hadoop.hive.metastore.api.Database;
 import org.apache.hadoop.hive.metastore.api.EnvironmentContext;
@@ -297,6 +298,18 @@ public final class ThriftMetastore implements Metastore {
                     hostName(), 0, 0, 0);
         } catch (TException e) {
             throw calls.failed("lock " + what, e);
+        }
+    }
+
+    @Override
+    public synchronized Optional<String> configValue(String name) {
+        try {
+            String value = calls.call("get_config_value", name, true, c -> c.get_config_value(name, ""));
+            return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.trim());
+        } catch (ConfigValSecurityException e) {
+            return Optional.empty(); // a key this release does not hand out
+        } catch (TException e) {
+            throw calls.failed("get_config_value " + name, e);
         }
     }
 

@@ -211,6 +211,7 @@ public final class BatchCycle {
                 log.warn("Batch {} could not be committed at Connect's offset commit; it is held and committed on "
                         + "the next call: {}", pipeline.heldId(), e.getMessage());
             }
+            claims.sweepAbandoned();
         }
         return positions.toReport(currentOffsets, claims.committedOffsets());
     }

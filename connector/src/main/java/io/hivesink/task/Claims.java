@@ -88,6 +88,11 @@ final class Claims {
         return postponed.due();
     }
 
+    /** Abandoned staged batches a claim kept while young go once old enough ({@code AbandonedStaging}). */
+    void sweepAbandoned() {
+        committer.sweepAbandoned();
+    }
+
     /** The offsets committed in the metastore for the partitions this task claimed. */
     Map<TopicPartition, Long> committedOffsets() {
         return committer.committedOffsets();

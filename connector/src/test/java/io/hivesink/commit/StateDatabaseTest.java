@@ -20,7 +20,7 @@ class StateDatabaseTest {
         StateTables.Deployment deployment = new StateTables.Deployment("orders", "orders", tablesDatabase);
         return StateDatabase.locate(metastore, "hive_sink", tablesDatabase, "file:///warehouse",
                 in -> new StateTables(metastore, in, deployment, "file:///staging/orders/state", "orders-t0-x",
-                        StateTables.STALE_LOCK_MS));
+                        0));
     }
 
     private List<String> tablesIn(String database) {
@@ -47,7 +47,7 @@ class StateDatabaseTest {
         metastore.createDatabase("shop", "file:///warehouse/shop.db");
         StateTables.Deployment deployment = new StateTables.Deployment("orders", "orders", "shop");
         StateTables earlier = new StateTables(metastore, "shop", deployment, "file:///staging/orders/state", "old",
-                StateTables.STALE_LOCK_MS);
+                0);
         earlier.readOrCreate(0);
         metastore.tables.get("shop.hive_sink_state_orders_0").getParameters().remove(StateTables.TABLES_DATABASE);
 
@@ -64,11 +64,11 @@ class StateDatabaseTest {
     void twoConnectorsWhoseNamesAreOneInHiveAreRefusedNamingBoth() {
         StateTables first = new StateTables(metastore, "hive_sink", new StateTables.Deployment("orders-to-hive",
                 "orders_to_hive", "shop"), "file:///staging/orders_to_hive/state", "orders_to_hive-t0-a",
-                StateTables.STALE_LOCK_MS);
+                0);
         first.readOrCreate(0);
         StateTables second = new StateTables(metastore, "hive_sink", new StateTables.Deployment("orders_to_hive",
                 "orders_to_hive", "shop"), "file:///staging/orders_to_hive/state", "orders_to_hive-t0-b",
-                StateTables.STALE_LOCK_MS);
+                0);
         ConnectException e = assertThrows(ConnectException.class, () -> second.readOrCreate(0));
         assertTrue(e.getMessage().contains("'orders-to-hive' and 'orders_to_hive'")
                 && e.getMessage().contains("hive_sink.hive_sink_state_orders_to_hive_0"), e.getMessage());

@@ -210,12 +210,59 @@ class StateLocksTest {
                 new TaskState.PartitionState(5, true)), null, null);
 
         breakDuringWrite.set(true);
-        TaskFencedException e = assertThrows(TaskFencedException.class, () -> states.write(stored, next));
+        TaskFencedException e = assertThrows(LockBrokenException.class, () -> states.write(stored, next));
         assertTrue(e.getMessage().contains("was broken by another writer while this instance's write")
                 && e.getMessage().contains("hive.metastore.lock.stale.ms"), e.getMessage());
         breakDuringWrite.set(false);
         StateTables.Stored now = states.read(0);
         assertNotNull(states.write(now, next.withIntent(null)), "a lock kept through the write: no alarm");
+    }
+
+    @Test
+    void aWriteWhoseAnswerWasLostKeepsItsLockABoundAndStopsIfTheLockWasBroken() {
+        AtomicBoolean loseAnswer = new AtomicBoolean();
+        AtomicBoolean breakLock = new AtomicBoolean();
+        // the write lands, its answer is lost (the connection broke); meanwhile another writer broke the lock, or not
+        Metastore lossy = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
+                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
+                    Object answer;
+                    try {
+                        answer = method.invoke(metastore, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                    if (method.getName().equals("alterTableUnderLock") && loseAnswer.getAndSet(false)) {
+                        if (breakLock.get()) {
+                            metastore.unlock((Long) args[0]);
+                        }
+                        throw new io.hivesink.metastore.MetastoreException("injected: the answer was lost",
+                                new org.apache.thrift.transport.TTransportException("connection reset"));
+                    }
+                    return answer;
+                });
+        StateTables states = new StateTables(lossy, "db", new StateTables.Deployment("conn", "conn", "db"),
+                "file:///staging/conn/state", INSTANCE, 300);
+        states.use(Fencing.LOCKS);
+        StateTables.Stored stored = states.readOrCreate(0);
+        TaskState next = new TaskState(INSTANCE, Map.of(new TopicPartition("events", 0),
+                new TaskState.PartitionState(5, true)), null, null);
+
+        loseAnswer.set(true);
+        long started = System.nanoTime();
+        io.hivesink.metastore.MetastoreException lost = assertThrows(io.hivesink.metastore.MetastoreException.class,
+                () -> states.write(stored, next));
+        assertTrue(lost.getMessage().contains("the answer was lost"),
+                lost.getMessage());
+        assertTrue((System.nanoTime() - started) / 1_000_000 >= 300, "the lock was held a bound after the failure");
+        assertEquals(List.of(), metastore.locksOn("db", states.tableName(0)), "then released");
+
+        StateTables.Stored now = states.read(0);
+        loseAnswer.set(true);
+        breakLock.set(true);
+        LockBrokenException broken = assertThrows(LockBrokenException.class,
+                () -> states.write(now, next.withIntent(new TaskState.Intent("b1", "file:///m"))));
+        assertTrue(broken.getMessage().contains("was broken by another writer after this instance's write"),
+                broken.getMessage());
     }
 
     @Test

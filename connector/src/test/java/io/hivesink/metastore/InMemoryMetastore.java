@@ -294,6 +294,14 @@ public class InMemoryMetastore implements Metastore {
         return true;
     }
 
+    /** The server's settings, as get_config_value hands them out. */
+    public final Map<String, String> settings = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public Optional<String> configValue(String name) {
+        return Optional.ofNullable(settings.get(name));
+    }
+
     @Override
     public synchronized void unlock(long lockId) {
         locks.remove(lockId);

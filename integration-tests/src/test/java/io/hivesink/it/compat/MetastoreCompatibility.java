@@ -29,8 +29,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Fencing;
+import io.hivesink.commit.LockBound;
 import io.hivesink.commit.PartitionsTakenException;
 import io.hivesink.commit.StateTables;
+import io.hivesink.commit.TaskRun;
 import io.hivesink.config.TableConfig;
 import io.hivesink.metastore.ConditionalAlter;
 import io.hivesink.metastore.HiveTable;
@@ -136,7 +138,11 @@ abstract class MetastoreCompatibility {
     @BeforeAll
     void start() throws Exception {
         work = Path.of("target", "it-stack", getClass().getSimpleName()).toAbsolutePath();
-        stack = RigStack.start(work, release, metastoreSettings);
+        Map<String, String> settings = new java.util.HashMap<>(metastoreSettings);
+        // read back by the stale lock bound: 3 x 15 x 2 s, above its 60 s floor
+        settings.put("hive.hmshandler.retry.attempts", "15");
+        settings.put("hive.hmshandler.retry.interval", "2000ms");
+        stack = RigStack.start(work, release, settings);
         metastore = stack.metastore();
         rig = stack.rig(DATABASE);
         reader = new MetastoreTableReader(metastore, stack.fileSystem());
@@ -154,6 +160,12 @@ abstract class MetastoreCompatibility {
         MetastoreServer server = metastore.server();
         assertEquals(expectedRelease, server.release(), server.describe());
         assertEquals(stack.metastoreProcess().uri(), server.uri());
+    }
+
+    /** The stale bound of state locks comes from the metastore's own retry budget, which every release hands out. */
+    @Test
+    void theStaleLockBoundIsThreeOfTheMetastoresRetryBudgets() {
+        assertEquals(90_000, LockBound.settle(metastore, 0, new TaskRun("bound-sink", "bound_sink", 0, "b-t0-x")));
     }
 
     @Test

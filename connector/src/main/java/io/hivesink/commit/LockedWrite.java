@@ -1,0 +1,124 @@
+package io.hivesink.commit;
+
+import org.apache.hadoop.hive.metastore.api.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.config.MetastoreConfig;
+import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreException;
+import io.hivesink.metastore.MetastoreRefusedException;
+
+/**
+ * A compare-and-set of a task state done by hand, under the state table's exclusive lock ({@link StateLocks}): nobody
+ * else reads-and-writes the table while the lock is held.
+ *
+ * <p>Why the heartbeats around the write: the lock is heartbeat in the same step as the write, so a writer whose lock
+ * was broken (taken for left behind) writes nothing. And again after it: a lock broken while the write was under way
+ * (it reached the metastore's database more than the stale bound after its heartbeat) means the write may have landed
+ * over the breaker's, or the breaker's over it. The instance cannot tell which, so it takes no step on it and stops
+ * ({@link LockBrokenException}). A write whose answer was lost may still be under way in the metastore (which retries
+ * a call that met an error of its database): the lock is then kept, and heartbeat, for one stale bound after the
+ * metastore answers again, so that such a write lands under it or not at all, and a lock found gone stops the instance
+ * as above. A metastore that does not answer for {@value #MAX_VERIFY_MS} ms beyond the bound leaves the question open,
+ * and stops the instance too.
+ */
+final class LockedWrite {
+
+    private static final Logger log = LoggerFactory.getLogger(LockedWrite.class);
+    static final long MAX_VERIFY_MS = 300_000;
+
+    private final Metastore metastore;
+    private final String database;
+    private final StateLocks locks;
+    private final String writer;
+    private final String connector;
+
+    LockedWrite(Metastore metastore, String database, StateLocks locks, String writer, String connector) {
+        this.metastore = metastore;
+        this.database = database;
+        this.locks = locks;
+        this.writer = writer;
+        this.connector = connector;
+    }
+
+    /**
+     * Writes {@code table} if its version parameter {@code versionKey} is still {@code expectedVersion}.
+     *
+     * @return false if another writer changed it first, or broke the lock before the write: nothing written
+     * @throws LockBrokenException if the lock was broken while the write was under way, or cannot be shown to have held
+     */
+    boolean write(Table table, String versionKey, String expectedVersion) {
+        String name = table.getTableName();
+        long lock = locks.acquire(name);
+        boolean sent = false;
+        try {
+            String stored = metastore.getTable(database, name).map(t -> t.getParameters().get(versionKey))
+                    .orElseThrow(() -> new MetastoreException("The state table " + database + "." + name
+                            + " has disappeared from the metastore.", null));
+            if (!stored.equals(expectedVersion)) {
+                return false;
+            }
+            sent = true;
+            boolean written = metastore.alterTableUnderLock(lock, table, false); // heartbeat and write in one step
+            if (written && !metastore.heartbeatLock(lock)) {
+                throw broken(name, "was broken by another writer while this instance's write of it was under way",
+                        null);
+            }
+            return written;
+        } catch (MetastoreException e) {
+            if (sent && !(e instanceof MetastoreRefusedException)) {
+                holdThroughLateWrite(name, lock, e); // the write may still land: not while another writer holds it
+            }
+            throw e;
+        } finally {
+            locks.release(lock);
+        }
+    }
+
+    /**
+     * Keeps the lock, heartbeating it, until the metastore has answered a heartbeat at least one stale bound after
+     * the failed write: returns if the lock held throughout, throws if it was broken or cannot be shown to have held.
+     */
+    private void holdThroughLateWrite(String table, long lock, MetastoreException failure) {
+        long boundMs = locks.staleAfterMs();
+        long started = System.nanoTime();
+        log.warn("The write of {}.{} failed without saying whether it landed ({}); holding its lock for {} ms "
+                + "after the metastore answers, so that a write still under way there lands under it", database,
+                table, failure.getMessage(), boundMs);
+        while (true) {
+            long waitedMs = (System.nanoTime() - started) / 1_000_000;
+            try {
+                if (!metastore.heartbeatLock(lock)) {
+                    throw broken(table, "was broken by another writer after this instance's write of it failed "
+                            + "without an answer", failure);
+                }
+                if (waitedMs >= boundMs) {
+                    return;
+                }
+            } catch (MetastoreException unanswered) {
+                if (waitedMs >= boundMs + MAX_VERIFY_MS) {
+                    throw broken(table, "could not be shown to have held after this instance's write of it failed "
+                            + "without an answer (the metastore did not answer for " + waitedMs + " ms)", failure);
+                }
+            }
+            try {
+                Thread.sleep(Math.max(50, Math.min(2_000, boundMs / 4)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failure;
+            }
+        }
+    }
+
+    private LockBrokenException broken(String table, String what, Throwable cause) {
+        return new LockBrokenException("The lock of " + writer + " on " + database + "." + table + " " + what
+                + ": the write may have landed over another writer's change, or under it (the lock window: a write "
+                + "that reaches the metastore's database more than the stale bound, " + locks.staleAfterMs()
+                + " ms, after its heartbeat: a long GC pause, a slow network, a metastore retrying its database). "
+                + "This instance stops before it takes any step on that write; restart the failed task (POST "
+                + "/connectors/" + connector + "/tasks/<its id>/restart) and its new run recovers from what the "
+                + "metastore holds. If this recurs, find what stalls the writes, or raise "
+                + MetastoreConfig.METASTORE_LOCK_STALE_MS + ".", cause);
+    }
+}

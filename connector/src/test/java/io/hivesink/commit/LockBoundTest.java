@@ -1,0 +1,62 @@
+package io.hivesink.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+import io.hivesink.metastore.InMemoryMetastore;
+
+/** The stale bound of state locks is above the metastore's own retry budget unless the user set it lower. */
+class LockBoundTest {
+
+    private static final TaskRun RUN = new TaskRun("conn", "conn", 0, "conn-t0-x");
+    private final InMemoryMetastore metastore = new InMemoryMetastore();
+
+    @Test
+    void unsetItIsThreeRetryBudgetsAndAtLeastAMinute() {
+        assertEquals(60_000, LockBound.settle(metastore, 0, RUN), "Hive 3.1's defaults: 10 x 2 s, three times");
+        metastore.settings.put("metastore.hmshandler.retry.attempts", "30");
+        metastore.settings.put("metastore.hmshandler.retry.interval", "3s");
+        assertEquals(270_000, LockBound.settle(metastore, 0, RUN));
+        metastore.settings.clear();
+        metastore.settings.put("hive.hmshandler.retry.attempts", "20"); // a 2.x name
+        metastore.settings.put("hive.hmshandler.retry.interval", "2000ms");
+        assertEquals(120_000, LockBound.settle(metastore, 0, RUN));
+        metastore.settings.put("metastore.hmshandler.retry.attempts", "not a number");
+        assertEquals(60_000, LockBound.settle(metastore, 0, RUN), "unreadable: Hive's defaults");
+    }
+
+    @Test
+    void derivedItStopsAtFiveMinutesAndAWriteWaitsForItsLockTheBoundAnd20sAtMost() {
+        metastore.settings.put("metastore.hmshandler.retry.attempts", "10");
+        metastore.settings.put("metastore.hmshandler.retry.interval", "20s");
+        assertEquals(300_000, LockBound.settle(metastore, 0, RUN));
+        assertEquals(80_000, StateLocks.waitMs(60_000), "a claim's four tries stay inside the poll interval");
+        assertEquals(30_000, StateLocks.waitMs(10_000));
+    }
+
+    @Test
+    void setItIsKeptEvenBelowTheBudget() {
+        assertEquals(5_000, LockBound.settle(metastore, 5_000, RUN));
+    }
+
+    @Test
+    void hiveDurationsAreRead() {
+        assertEquals(2_000, LockBound.durationMs("2000"));
+        assertEquals(2_000, LockBound.durationMs("2000ms"));
+        assertEquals(2_000, LockBound.durationMs("2 sec"));
+        assertEquals(120_000, LockBound.durationMs("2min"));
+    }
+
+    @Test
+    void aTaskFencedByLocksUsesTheBoundItSettled() {
+        metastore.ignoreCompareAndSet = true; // as Hive 3.1
+        metastore.settings.put("metastore.hmshandler.retry.attempts", "40");
+        StateTables states = new StateTables(metastore, "db", new StateTables.Deployment("conn", "conn", "db"),
+                "file:///staging/conn/state", RUN.instance(), 0);
+        states.readOrCreate(0);
+        assertEquals(0, states.lateWriteBoundMs(), "compare-and-set until settled otherwise");
+        assertEquals(Fencing.LOCKS, FencingProbe.settle(states, RUN, Fencing.AUTO, 0));
+        assertEquals(240_000, states.lateWriteBoundMs());
+    }
+}
