@@ -160,6 +160,26 @@ public final class EmbeddedStack implements AutoCloseable {
     public void awaitCommittedToEnd(String connectorName, Duration timeout, String... topics) throws Exception {
         try (Admin admin = connect.kafka().createAdminClient()) {
             awaitCommittedToEnd(admin, connectorName, timeout, List.of(topics));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; " + statusOf(connectorName), e);
+        }
+    }
+
+    /** The connector's and its tasks' states as the REST API shows them, with a failed task's trace. */
+    public String statusOf(String connectorName) {
+        try {
+            ConnectorStateInfo status = connect.connectorStatus(connectorName);
+            StringBuilder text = new StringBuilder("connector ").append(connectorName).append(' ')
+                    .append(status.connector().state());
+            for (ConnectorStateInfo.TaskState task : status.tasks()) {
+                text.append(", task ").append(task.id()).append(' ').append(task.state());
+                if (task.trace() != null) {
+                    text.append(": ").append(task.trace());
+                }
+            }
+            return text.toString();
+        } catch (RuntimeException e) {
+            return "the status of connector " + connectorName + " could not be read: " + e;
         }
     }
 

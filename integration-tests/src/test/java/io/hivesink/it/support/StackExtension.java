@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.slf4j.LoggerFactory;
 
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
@@ -49,6 +50,8 @@ public final class StackExtension implements ParameterResolver {
 
     private static AutoCloseable start(Class<?> type, Path workDir, int dataNodes, OnMetastore release,
             OnS3 onS3) {
+        // the classes of a fork append to one log: this line starts each class's part of it
+        LoggerFactory.getLogger(StackExtension.class).info("===== Starting a {} in {}", type.getSimpleName(), workDir);
         try {
             if (type == EmbeddedStack.class) {
                 return EmbeddedStack.start(workDir);
