@@ -3,7 +3,6 @@ package io.hivesink.commit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,10 +37,13 @@ final class AbandonedStaging {
     private final String ownPrefix;
     private final Predicate<String> committing;
     private final LongSupplier nanos;
-    /** Batches seen and kept, young: whether each had its manifest, and since when (monotonic) it was seen so. */
+    /**
+     * Batches seen and kept, young or found to be the durable intent's: whether each had its manifest, and since when
+     * (monotonic) it was seen so. An intent's batch is looked at again a bound later: its intent may be given up.
+     */
     private final Map<String, Seen> seen = new HashMap<>();
-    /** Batches found to be a durable intent's: not this sweep's to remove. */
-    private final Set<String> intents = new HashSet<>();
+    /** Whether a batch of this instance was given up since the last sweep: its staging may be left. */
+    private boolean ownGivenUp;
 
     /**
      * @param instance this task instance: its batch ids start with it
@@ -54,9 +56,14 @@ final class AbandonedStaging {
         this.nanos = nanos;
     }
 
-    /** Whether batches seen young are still waiting to be removed. */
+    /** Whether batches seen young, or given up by this instance, are still waiting to be removed. */
     synchronized boolean pending() {
-        return !seen.isEmpty();
+        return ownGivenUp || !seen.isEmpty();
+    }
+
+    /** This instance gave up a batch (dropped it uncommitted): the next sweep removes its staging, if any is left. */
+    synchronized void givenUp() {
+        ownGivenUp = true;
     }
 
     /**
@@ -68,15 +75,12 @@ final class AbandonedStaging {
      */
     synchronized int sweep(Supplier<Set<String>> intent, long boundMs) throws IOException {
         Map<String, Boolean> listed = staging.stagedBatches();
+        ownGivenUp = false;
         seen.keySet().retainAll(listed.keySet());
-        intents.retainAll(listed.keySet());
         long now = nanos.getAsLong();
         List<String> due = new ArrayList<>();
         for (Map.Entry<String, Boolean> batch : listed.entrySet()) {
             String id = batch.getKey();
-            if (intents.contains(id)) {
-                continue; // rolled forward by whoever finishes it, which removes its staging
-            }
             if (id.startsWith(ownPrefix)) {
                 if (!committing.test(id)) {
                     due.add(id); // this instance's, given up: no write of it is under way
@@ -101,8 +105,11 @@ final class AbandonedStaging {
         int removed = 0;
         for (String id : due) {
             if (keep.contains(id)) {
+                // rolled forward by whoever finishes it, which removes its staging; looked at again a bound later
                 seen.remove(id);
-                intents.add(id);
+                if (boundMs > 0 && !id.startsWith(ownPrefix)) {
+                    seen.put(id, new Seen(listed.get(id), now));
+                }
                 continue;
             }
             try {
@@ -110,6 +117,7 @@ final class AbandonedStaging {
                 seen.remove(id);
                 removed++;
             } catch (IOException e) {
+                ownGivenUp |= id.startsWith(ownPrefix);
                 log.warn("Could not remove abandoned staged batch {}; tried again later: {}", id, e.getMessage());
             }
         }

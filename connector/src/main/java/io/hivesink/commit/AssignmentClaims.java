@@ -72,11 +72,8 @@ final class AssignmentClaims {
                 }
                 log.warn("Claiming {} failed (attempt {} of {}); retrying in {} ms: {}", partitions, attempt,
                         CLAIM_ATTEMPTS, backoffMs, e.getMessage());
-                try {
-                    Thread.sleep(backoffMs);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new ConnectException("Interrupted while claiming " + partitions, interrupted);
+                if (!Pause.of(backoffMs)) {
+                    throw new ConnectException("Interrupted while claiming " + partitions);
                 }
                 backoffMs = Math.min(backoffMs * 2, 5_000);
             }
@@ -85,6 +82,7 @@ final class AssignmentClaims {
 
     private Map<TopicPartition, Long> claimOnce(Collection<TopicPartition> partitions) {
         long start = System.nanoTime();
+        states.settleStaleBoundIfNotFinal(run);
         int rolledForward = 0;
         for (int attempt = 0; attempt < OwnState.MAX_CONFLICTS; attempt++) {
             Map<Integer, StateTables.Stored> all = states.readAll();

@@ -71,6 +71,7 @@ public final class ExactlyOnceCommitter {
     private final BatchFinisher finisher;
     private final OwnState own;
     private final AssignmentClaims claims;
+    private final AbandonedStaging abandoned;
     /** Batches done or given up whose staging directory is still to be removed ({@link #clean}). */
     private final Set<String> leftStaged = ConcurrentHashMap.newKeySet();
     /** Batches whose commit is under way now: their staging is in use. */
@@ -91,8 +92,8 @@ public final class ExactlyOnceCommitter {
         this.clock = clock;
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
         this.own = new OwnState(states, run);
-        this.claims = new AssignmentClaims(states, finisher, staging, own, run,
-                new AbandonedStaging(staging, run.instance(), committing::contains, System::nanoTime));
+        this.abandoned = new AbandonedStaging(staging, run.instance(), committing::contains, System::nanoTime);
+        this.claims = new AssignmentClaims(states, finisher, staging, own, run, abandoned);
     }
 
     /**
@@ -142,6 +143,11 @@ public final class ExactlyOnceCommitter {
     /** Removes the abandoned batches a claim kept while they were young, once they are old enough, if any. */
     public void sweepAbandoned() {
         claims.sweepAbandoned();
+    }
+
+    /** A batch was dropped uncommitted: its staging, if some is left, goes at the next sweep. */
+    public void givenUp() {
+        abandoned.givenUp();
     }
 
     /** The partitions this task owns, as its state was last read. */

@@ -161,11 +161,8 @@ final class FencingProbe {
     }
 
     private static void pause(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while probing the metastore's compare-and-set", e);
+        if (!Pause.of(ms)) {
+            throw new ConnectException("Interrupted while probing the metastore's compare-and-set");
         }
     }
 }

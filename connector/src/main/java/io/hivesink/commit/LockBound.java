@@ -38,14 +38,24 @@ public final class LockBound {
     }
 
     /**
+     * A bound settled.
+     *
+     * @param ms the bound to use
+     * @param final_ false if it fell back to Hive's defaults because the metastore did not answer: read it again later
+     */
+    public record Settled(long ms, boolean final_) {
+    }
+
+    /**
      * The bound a task uses: as configured, else derived from the metastore's retry budget.
      *
      * @param configuredMs {@value MetastoreConfig#METASTORE_LOCK_STALE_MS} as set, 0 if unset
      * @return the bound to use
      */
-    public static long settle(Metastore metastore, long configuredMs, TaskRun run) {
+    public static Settled settle(Metastore metastore, long configuredMs, TaskRun run) {
         long budgetMs;
         String from;
+        boolean read = true;
         try {
             int attempts = setting(metastore, "hmshandler.retry.attempts").map(Integer::parseInt)
                     .orElse(DEFAULT_ATTEMPTS);
@@ -53,9 +63,19 @@ public final class LockBound {
                     .orElse(DEFAULT_INTERVAL_MS);
             budgetMs = Math.max(0, attempts) * intervalMs;
             from = attempts + " attempts " + intervalMs + " ms apart";
+        } catch (IllegalArgumentException e) {
+            budgetMs = DEFAULT_ATTEMPTS * DEFAULT_INTERVAL_MS;
+            from = "Hive's defaults, since the metastore's own could not be parsed (" + e.getMessage() + ")";
         } catch (RuntimeException e) {
             budgetMs = DEFAULT_ATTEMPTS * DEFAULT_INTERVAL_MS;
-            from = "Hive's defaults, since the metastore's own could not be read (" + e.getMessage() + ")";
+            from = "Hive's defaults until the next claim, since the metastore's own could not be read ("
+                    + e.getMessage() + ")";
+            read = false;
+            if (configuredMs <= 0) {
+                log.warn("Task {} of {}: the metastore's retry settings could not be read ({}); state locks are "
+                        + "broken after Hive's defaults until the next claim of partitions reads them", run.task(),
+                        run.connector(), e.getMessage());
+            }
         }
         if (configuredMs > 0) {
             if (configuredMs <= budgetMs) {
@@ -65,13 +85,13 @@ public final class LockBound {
                         run.task(), run.connector(), MetastoreConfig.METASTORE_LOCK_STALE_MS, configuredMs, budgetMs,
                         from, FLOOR_MS, budgetMs);
             }
-            return configuredMs;
+            return new Settled(configuredMs, true);
         }
         long bound = Math.min(CEILING_MS, Math.max(FLOOR_MS, RETRY_BUDGETS * budgetMs));
         log.info("Task {} of {}: state locks silent for {} ms are broken ({} times the metastore's retry budget of {} "
                 + "ms, {}; from {} to {} ms)", run.task(), run.connector(), bound, RETRY_BUDGETS, budgetMs, from,
                 FLOOR_MS, CEILING_MS);
-        return bound;
+        return new Settled(bound, read);
     }
 
     /** The setting under its 3.x name, else its 2.x name. */

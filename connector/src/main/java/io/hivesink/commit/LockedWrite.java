@@ -6,8 +6,8 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.config.MetastoreConfig;
 import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreAnswerLostException;
 import io.hivesink.metastore.MetastoreException;
-import io.hivesink.metastore.MetastoreRefusedException;
 
 /**
  * A compare-and-set of a task state done by hand, under the state table's exclusive lock ({@link StateLocks}): nobody
@@ -17,11 +17,13 @@ import io.hivesink.metastore.MetastoreRefusedException;
  * was broken (taken for left behind) writes nothing. And again after it: a lock broken while the write was under way
  * (it reached the metastore's database more than the stale bound after its heartbeat) means the write may have landed
  * over the breaker's, or the breaker's over it. The instance cannot tell which, so it takes no step on it and stops
- * ({@link LockBrokenException}). A write whose answer was lost may still be under way in the metastore (which retries
- * a call that met an error of its database): the lock is then kept, and heartbeat, for one stale bound after the
- * metastore answers again, so that such a write lands under it or not at all, and a lock found gone stops the instance
- * as above. A metastore that does not answer for {@value #MAX_VERIFY_MS} ms beyond the bound leaves the question open,
- * and stops the instance too.
+ * ({@link LockBrokenException}). A write sent whose answer was lost may still be under way in the metastore (which
+ * retries a call that met an error of its database): the lock is then kept, and heartbeat, for one stale bound after
+ * the metastore answers again, so that such a write lands under it or not at all, and a lock found gone stops the
+ * instance as above. A write that failed before it was sent, or that the metastore answered (after its own retries),
+ * has nothing under way: its lock goes at once. A metastore that does not answer for {@value #MAX_VERIFY_MS} ms
+ * beyond the bound leaves the question open, and stops the instance too. Interrupted meanwhile (the task stops), the
+ * writer leaves the lock to go stale rather than release it under a write that may still land.
  */
 final class LockedWrite {
 
@@ -51,7 +53,7 @@ final class LockedWrite {
     boolean write(Table table, String versionKey, String expectedVersion) {
         String name = table.getTableName();
         long lock = locks.acquire(name);
-        boolean sent = false;
+        boolean release = true;
         try {
             String stored = metastore.getTable(database, name).map(t -> t.getParameters().get(versionKey))
                     .orElseThrow(() -> new MetastoreException("The state table " + database + "." + name
@@ -59,54 +61,57 @@ final class LockedWrite {
             if (!stored.equals(expectedVersion)) {
                 return false;
             }
-            sent = true;
             boolean written = metastore.alterTableUnderLock(lock, table, false); // heartbeat and write in one step
             if (written && !metastore.heartbeatLock(lock)) {
                 throw broken(name, "was broken by another writer while this instance's write of it was under way",
                         null);
             }
             return written;
-        } catch (MetastoreException e) {
-            if (sent && !(e instanceof MetastoreRefusedException)) {
-                holdThroughLateWrite(name, lock, e); // the write may still land: not while another writer holds it
-            }
+        } catch (MetastoreAnswerLostException e) {
+            // the write may still land: not while another writer holds the lock. A failure before the write went
+            // out, or one the metastore answered (after its own retries), leaves nothing under way
+            release = holdThroughLateWrite(name, lock, e);
             throw e;
         } finally {
-            locks.release(lock);
+            if (release) {
+                locks.release(lock);
+            }
         }
     }
 
     /**
      * Keeps the lock, heartbeating it, until the metastore has answered a heartbeat at least one stale bound after
      * the failed write: returns if the lock held throughout, throws if it was broken or cannot be shown to have held.
+     *
+     * @return whether to release the lock now; false if interrupted: it is left to go stale, a bound after its last
+     *     heartbeat, since the write may still land
      */
-    private void holdThroughLateWrite(String table, long lock, MetastoreException failure) {
+    private boolean holdThroughLateWrite(String table, long lock, MetastoreException failure) {
         long boundMs = locks.staleAfterMs();
         long started = System.nanoTime();
-        log.warn("The write of {}.{} failed without saying whether it landed ({}); holding its lock for {} ms "
-                + "after the metastore answers, so that a write still under way there lands under it", database,
-                table, failure.getMessage(), boundMs);
+        log.warn("The write of {}.{} was sent and its answer lost ({}); holding its lock for {} ms after the "
+                + "metastore answers, so that a write still under way there lands under it", database, table,
+                failure.getMessage(), boundMs);
         while (true) {
             long waitedMs = (System.nanoTime() - started) / 1_000_000;
             try {
                 if (!metastore.heartbeatLock(lock)) {
-                    throw broken(table, "was broken by another writer after this instance's write of it failed "
-                            + "without an answer", failure);
+                    throw broken(table, "was broken by another writer after this instance's write of it lost its "
+                            + "answer", failure);
                 }
                 if (waitedMs >= boundMs) {
-                    return;
+                    return true;
                 }
             } catch (MetastoreException unanswered) {
                 if (waitedMs >= boundMs + MAX_VERIFY_MS) {
-                    throw broken(table, "could not be shown to have held after this instance's write of it failed "
-                            + "without an answer (the metastore did not answer for " + waitedMs + " ms)", failure);
+                    throw broken(table, "could not be shown to have held after this instance's write of it lost its "
+                            + "answer (the metastore did not answer for " + waitedMs + " ms)", failure);
                 }
             }
-            try {
-                Thread.sleep(Math.max(50, Math.min(2_000, boundMs / 4)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw failure;
+            if (!Pause.of(Math.max(50, Math.min(2_000, boundMs / 4)))) {
+                log.warn("Interrupted while holding the lock of {}.{} after a write that lost its answer; the lock "
+                        + "is left to go stale", database, table);
+                return false;
             }
         }
     }

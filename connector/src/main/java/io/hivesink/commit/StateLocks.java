@@ -259,11 +259,8 @@ final class StateLocks {
     }
 
     private static void pause(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MetastoreException("Interrupted waiting for a metastore lock", e);
+        if (!Pause.of(ms)) {
+            throw new MetastoreException("Interrupted waiting for a metastore lock", null);
         }
     }
 

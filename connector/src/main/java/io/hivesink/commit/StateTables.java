@@ -61,6 +61,7 @@ public final class StateTables {
     private final LockedWrite lockedWrite;
     /** As configured; 0 derives it from the metastore ({@link #settleStaleBound}). */
     private final long configuredStaleLockMs;
+    private boolean staleBoundFinal = true;
     private long writes;
     private Fencing fencing = Fencing.COMPARE_AND_SET;
 
@@ -204,7 +205,16 @@ public final class StateTables {
 
     /** Settles the stale bound of the state locks: as configured, else from the metastore ({@link LockBound}). */
     void settleStaleBound(TaskRun run) {
-        locks.staleAfterMs(LockBound.settle(metastore, configuredStaleLockMs, run));
+        LockBound.Settled settled = LockBound.settle(metastore, configuredStaleLockMs, run);
+        locks.staleAfterMs(settled.ms());
+        staleBoundFinal = settled.final_();
+    }
+
+    /** Where locks fence, a bound that fell back to Hive's defaults (the metastore blinked) is read again. */
+    void settleStaleBoundIfNotFinal(TaskRun run) {
+        if (fencing == Fencing.LOCKS && !staleBoundFinal) {
+            settleStaleBound(run);
+        }
     }
 
     /** The metastore, as its messages name it. */

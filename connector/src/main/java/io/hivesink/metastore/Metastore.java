@@ -104,6 +104,7 @@ public interface Metastore extends AutoCloseable {
      *
      * @param cascade whether the table's partitions take its new columns (Hive's ALTER TABLE ... CASCADE)
      * @return false if the lock is no longer held (broken by another writer): nothing was written
+     * @throws MetastoreAnswerLostException if the write was sent and its answer lost: it may land later
      */
     boolean alterTableUnderLock(long lockId, Table table, boolean cascade);
 

@@ -33,6 +33,8 @@ import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.hadoop.hive.metastore.api.UnlockRequest;
 import org.apache.hadoop.hive.metastore.api.hive_metastoreConstants;
 import org.apache.thrift.TException;
+import org.apache.thrift.protocol.TProtocolException;
+import org.apache.thrift.transport.TTransportException;
 
 /**
  * {@link Metastore} over the Hive metastore's Thrift API, for metastore servers 2.3, 3.1 and 4.0 alike.
@@ -376,6 +378,9 @@ public final class ThriftMetastore implements Metastore {
         try {
             calls.call(ALTER, what, false, alter(table, context));
             return true;
+        } catch (TTransportException | TProtocolException e) {
+            // sent, never answered: it may land (the caller holds its lock through the metastore's retries)
+            throw new MetastoreAnswerLostException(calls.failed(ALTER + " " + what, e).getMessage(), e);
         } catch (TException e) {
             throw calls.failed(ALTER + " " + what, e);
         }

@@ -211,7 +211,9 @@ public final class BatchCycle {
                 log.warn("Batch {} could not be committed at Connect's offset commit; it is held and committed on "
                         + "the next call: {}", pipeline.heldId(), e.getMessage());
             }
-            claims.sweepAbandoned();
+            if (!stopped()) { // a fenced instance removes nothing: its batch's intent may be durable
+                claims.sweepAbandoned();
+            }
         }
         return positions.toReport(currentOffsets, claims.committedOffsets());
     }

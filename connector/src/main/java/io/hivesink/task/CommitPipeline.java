@@ -215,6 +215,7 @@ final class CommitPipeline implements AutoCloseable {
             dropped = "batch " + held.id() + " (" + held.records() + " records) and ";
             held.discard();
             held = null;
+            committer.givenUp(); // its staging, if some is left, goes at the next offset commit
         }
         long open = buffer.recordCount();
         buffer.startOffsets().forEach(from::putIfAbsent);

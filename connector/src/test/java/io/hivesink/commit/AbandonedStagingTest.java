@@ -59,12 +59,33 @@ class AbandonedStagingTest {
         assertTrue(Files.exists(dir.resolve("conn-t0-old-2")), "its manifest is younger than the bound");
         later(BOUND_MS);
         assertEquals(1, abandoned.sweep(() -> intent, BOUND_MS));
-        assertFalse(abandoned.pending());
         assertTrue(Files.exists(dir.resolve("conn-t0-new-1")) && Files.exists(dir.resolve("conn-t0-old-3")),
                 "this instance's batch under way and the intent's stay");
         committing.clear(); // given up by this instance: no write of it is under way
         assertEquals(1, abandoned.sweep(() -> intent, BOUND_MS));
         assertFalse(Files.exists(dir.resolve("conn-t0-new-1")));
+        assertTrue(abandoned.pending(), "the intent's batch is looked at again a bound later");
+        intent = Set.of(); // its intent was given up (its batch's records are read again)
+        later(BOUND_MS);
+        assertEquals(1, abandoned.sweep(() -> intent, BOUND_MS));
+        assertFalse(Files.exists(dir.resolve("conn-t0-old-3")));
+        assertFalse(abandoned.pending());
+    }
+
+    @Test
+    void aBatchThisInstanceDroppedGoesAtTheNextSweepUnlessItsIntentIsDurable() throws IOException {
+        assertFalse(abandoned.pending());
+        stage("conn-t0-new-4", true); // staged, its intent not written (the metastore away), then dropped
+        abandoned.givenUp();
+        assertTrue(abandoned.pending(), "swept at the next offset commit");
+        intent = Set.of("conn-t0-new-4");
+        assertEquals(0, abandoned.sweep(() -> intent, BOUND_MS), "its intent landed after all: it is finished");
+        assertTrue(Files.exists(dir.resolve("conn-t0-new-4")));
+        intent = Set.of();
+        abandoned.givenUp();
+        assertEquals(1, abandoned.sweep(() -> intent, BOUND_MS));
+        assertFalse(Files.exists(dir.resolve("conn-t0-new-4")));
+        assertFalse(abandoned.pending());
     }
 
     @Test

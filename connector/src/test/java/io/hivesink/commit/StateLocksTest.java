@@ -6,17 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import io.hivesink.metastore.InMemoryMetastore;
 import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.MetastoreAnswerLostException;
+import io.hivesink.metastore.MetastoreException;
+import io.hivesink.metastore.MetastoreRefusedException;
+import io.hivesink.metastore.MetastoreUnreachableException;
 import io.hivesink.metastore.TableLock;
 
 /**
@@ -99,17 +102,11 @@ class StateLocksTest {
     void aCallThatFailsWhileAStartingTaskWaitsOutAForeignLockDoesNotEndTheWait() throws Exception {
         metastore.ignoreCompareAndSet = true;
         AtomicBoolean failOnce = new AtomicBoolean();
-        Metastore blinking = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("checkLock") && failOnce.compareAndSet(true, false)) {
-                        throw new io.hivesink.metastore.MetastoreException("injected: the metastore blinked", null);
-                    }
-                    try {
-                        return method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        Metastore blinking = Intercepted.before(metastore, (method, args) -> {
+            if (method.equals("checkLock") && failOnce.compareAndSet(true, false)) {
+                throw new MetastoreException("injected: the metastore blinked", null);
+            }
+        });
         StateTables states = new StateTables(blinking, "db", new StateTables.Deployment("conn", "conn", "db"),
                 "file:///staging/conn/state", INSTANCE, 100);
         states.readOrCreate(0);
@@ -156,26 +153,14 @@ class StateLocksTest {
     void aWriterWhoseLockWasBrokenWhileItReadDoesNotWrite() {
         AtomicBoolean breakOnRead = new AtomicBoolean();
         // another writer took our lock for left behind and broke it between our read and our write
-        Metastore breaking = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    Object answer;
-                    try {
-                        answer = method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (breakOnRead.get() && method.getName().equals("getTable")) {
-                        metastore.locksOn((String) args[0], (String) args[1])
-                                .forEach(lock -> metastore.unlock(lock.id()));
-                    }
-                    return answer;
-                });
-        StateTables states = new StateTables(breaking, "db", new StateTables.Deployment("conn", "conn", "db"),
-                "file:///staging/conn/state", INSTANCE, 300);
-        states.use(Fencing.LOCKS);
+        Metastore breaking = Intercepted.after(metastore, (method, args) -> {
+            if (breakOnRead.get() && method.equals("getTable")) {
+                metastore.locksOn((String) args[0], (String) args[1]).forEach(lock -> metastore.unlock(lock.id()));
+            }
+        });
+        StateTables states = lockedStates(breaking, 300);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = new TaskState(INSTANCE, Map.of(new TopicPartition("events", 0),
-                new TaskState.PartitionState(5, true)), null, null);
+        TaskState next = NEXT;
 
         breakOnRead.set(true);
         assertNull(states.write(stored, next), "not written: the write is refused as a conflict and read again");
@@ -189,25 +174,14 @@ class StateLocksTest {
     void aWriterWhoseLockWasBrokenWhileItsWriteWasUnderWayStopsFenced() {
         AtomicBoolean breakDuringWrite = new AtomicBoolean();
         // the write passed its heartbeat, then reached the metastore's database after another writer broke the lock
-        Metastore late = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    Object answer;
-                    try {
-                        answer = method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (breakDuringWrite.get() && method.getName().equals("alterTableUnderLock")) {
-                        metastore.unlock((Long) args[0]);
-                    }
-                    return answer;
-                });
-        StateTables states = new StateTables(late, "db", new StateTables.Deployment("conn", "conn", "db"),
-                "file:///staging/conn/state", INSTANCE, 300);
-        states.use(Fencing.LOCKS);
+        Metastore late = Intercepted.after(metastore, (method, args) -> {
+            if (breakDuringWrite.get() && method.equals("alterTableUnderLock")) {
+                metastore.unlock((Long) args[0]);
+            }
+        });
+        StateTables states = lockedStates(late, 300);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = new TaskState(INSTANCE, Map.of(new TopicPartition("events", 0),
-                new TaskState.PartitionState(5, true)), null, null);
+        TaskState next = NEXT;
 
         breakDuringWrite.set(true);
         TaskFencedException e = assertThrows(LockBrokenException.class, () -> states.write(stored, next));
@@ -223,34 +197,21 @@ class StateLocksTest {
         AtomicBoolean loseAnswer = new AtomicBoolean();
         AtomicBoolean breakLock = new AtomicBoolean();
         // the write lands, its answer is lost (the connection broke); meanwhile another writer broke the lock, or not
-        Metastore lossy = (Metastore) Proxy.newProxyInstance(Metastore.class.getClassLoader(),
-                new Class<?>[] {Metastore.class}, (proxy, method, args) -> {
-                    Object answer;
-                    try {
-                        answer = method.invoke(metastore, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                    if (method.getName().equals("alterTableUnderLock") && loseAnswer.getAndSet(false)) {
-                        if (breakLock.get()) {
-                            metastore.unlock((Long) args[0]);
-                        }
-                        throw new io.hivesink.metastore.MetastoreException("injected: the answer was lost",
-                                new org.apache.thrift.transport.TTransportException("connection reset"));
-                    }
-                    return answer;
-                });
-        StateTables states = new StateTables(lossy, "db", new StateTables.Deployment("conn", "conn", "db"),
-                "file:///staging/conn/state", INSTANCE, 300);
-        states.use(Fencing.LOCKS);
+        Metastore lossy = Intercepted.after(metastore, (method, args) -> {
+            if (method.equals("alterTableUnderLock") && loseAnswer.getAndSet(false)) {
+                if (breakLock.get()) {
+                    metastore.unlock((Long) args[0]);
+                }
+                throw lostAnswer();
+            }
+        });
+        StateTables states = lockedStates(lossy, 300);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = new TaskState(INSTANCE, Map.of(new TopicPartition("events", 0),
-                new TaskState.PartitionState(5, true)), null, null);
+        TaskState next = NEXT;
 
         loseAnswer.set(true);
         long started = System.nanoTime();
-        io.hivesink.metastore.MetastoreException lost = assertThrows(io.hivesink.metastore.MetastoreException.class,
-                () -> states.write(stored, next));
+        MetastoreException lost = assertThrows(MetastoreException.class, () -> states.write(stored, next));
         assertTrue(lost.getMessage().contains("the answer was lost"),
                 lost.getMessage());
         assertTrue((System.nanoTime() - started) / 1_000_000 >= 300, "the lock was held a bound after the failure");
@@ -263,6 +224,64 @@ class StateLocksTest {
                 () -> states.write(now, next.withIntent(new TaskState.Intent("b1", "file:///m"))));
         assertTrue(broken.getMessage().contains("was broken by another writer after this instance's write"),
                 broken.getMessage());
+    }
+
+    @Test
+    void aWriteThatFailedBeforeItWasSentOrWasAnsweredReleasesItsLockAtOnce() {
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        Metastore failing = Intercepted.before(metastore, (method, args) -> {
+            RuntimeException next = failure.get();
+            if (method.equals("alterTableUnderLock") && next != null) {
+                failure.set(null);
+                throw next;
+            }
+        });
+        StateTables states = lockedStates(failing, 60_000);
+        StateTables.Stored stored = states.readOrCreate(0);
+        TaskState next = NEXT;
+        for (RuntimeException e : List.of(
+                new MetastoreUnreachableException("injected: no metastore answered the connection", null),
+                new MetastoreException("injected: the metastore answered: deadlock found, try again", null),
+                new MetastoreRefusedException("injected: the metastore answered: value too long", null))) {
+            failure.set(e);
+            long started = System.nanoTime();
+            assertThrows(MetastoreException.class, () -> states.write(stored, next));
+            assertTrue((System.nanoTime() - started) / 1_000_000 < 5_000,
+                    "nothing can land later: not held for the bound (" + e.getMessage() + ")");
+            assertEquals(List.of(), metastore.locksOn("db", states.tableName(0)), "released");
+        }
+    }
+
+    @Test
+    void aWriterInterruptedWhileItHoldsItsLockAfterALostAnswerLeavesTheLockToGoStale() throws Exception {
+        AtomicBoolean loseAnswer = new AtomicBoolean(true);
+        Metastore lossy = Intercepted.after(metastore, (method, args) -> {
+            if (method.equals("alterTableUnderLock") && loseAnswer.getAndSet(false)) {
+                throw lostAnswer();
+            }
+        });
+        StateTables states = lockedStates(lossy, 60_000);
+        StateTables.Stored stored = states.readOrCreate(0);
+        TaskState next = NEXT;
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try {
+                states.write(stored, next);
+            } catch (RuntimeException e) {
+                thrown.set(e);
+            }
+        });
+        writer.start();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (loseAnswer.get() && System.nanoTime() < deadline) {
+            sleep(10);
+        }
+        sleep(200); // holding the lock now
+        writer.interrupt(); // the task stops
+        writer.join(10_000);
+        assertTrue(thrown.get() instanceof MetastoreAnswerLostException, String.valueOf(thrown.get()));
+        assertEquals(1, metastore.locksOn("db", states.tableName(0)).size(),
+                "kept: the write may still land; it is broken a bound after its last heartbeat");
     }
 
     @Test
@@ -294,6 +313,22 @@ class StateLocksTest {
         assertEquals(StateLocks.MAX_AGENT_INFO, info.length());
         assertTrue(info.startsWith("hive-sink:~") && info.endsWith("-t7-lq2x3k-9z"), info);
         assertEquals("hive-sink:" + INSTANCE, StateLocks.agentInfo(INSTANCE));
+    }
+
+    private static final TaskState NEXT = new TaskState(INSTANCE, Map.of(new TopicPartition("events", 0),
+            new TaskState.PartitionState(5, true)), null, null);
+
+    /** States of a task fenced by locks, on {@code metastore} behind whatever a test put around it. */
+    private static StateTables lockedStates(Metastore metastore, long staleAfterMs) {
+        StateTables states = new StateTables(metastore, "db", new StateTables.Deployment("conn", "conn", "db"),
+                "file:///staging/conn/state", INSTANCE, staleAfterMs);
+        states.use(Fencing.LOCKS);
+        return states;
+    }
+
+    private static MetastoreAnswerLostException lostAnswer() {
+        return new MetastoreAnswerLostException("injected: the answer was lost",
+                new org.apache.thrift.transport.TTransportException("connection reset"));
     }
 
     /** A live holder: heartbeats its lock every 30 ms until closed. */

@@ -165,7 +165,8 @@ abstract class MetastoreCompatibility {
     /** The stale bound of state locks comes from the metastore's own retry budget, which every release hands out. */
     @Test
     void theStaleLockBoundIsThreeOfTheMetastoresRetryBudgets() {
-        assertEquals(90_000, LockBound.settle(metastore, 0, new TaskRun("bound-sink", "bound_sink", 0, "b-t0-x")));
+        assertEquals(90_000,
+                LockBound.settle(metastore, 0, new TaskRun("bound-sink", "bound_sink", 0, "b-t0-x")).ms());
     }
 
     @Test
