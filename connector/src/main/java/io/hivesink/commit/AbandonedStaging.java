@@ -75,7 +75,6 @@ final class AbandonedStaging {
      */
     synchronized int sweep(Supplier<Set<String>> intent, long boundMs) throws IOException {
         Map<String, Boolean> listed = staging.stagedBatches();
-        ownGivenUp = false;
         seen.keySet().retainAll(listed.keySet());
         long now = nanos.getAsLong();
         List<String> due = new ArrayList<>();
@@ -99,9 +98,11 @@ final class AbandonedStaging {
             }
         }
         if (due.isEmpty()) {
+            ownGivenUp = false;
             return 0;
         }
-        Set<String> keep = intent.get();
+        Set<String> keep = intent.get(); // a failure here leaves the sweep due
+        ownGivenUp = false;
         int removed = 0;
         for (String id : due) {
             if (keep.contains(id)) {

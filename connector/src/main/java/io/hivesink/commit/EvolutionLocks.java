@@ -45,8 +45,9 @@ final class EvolutionLocks implements TableGuard {
     @Override
     public boolean underLock(String database, String table, LongPredicate change) {
         long beatMs = Math.min(staleBoundMs.getAsLong(), MAX_BEAT_MS);
-        StateLocks locks = byDatabase.computeIfAbsent(database, d -> new StateLocks(metastore, d, writer,
-                Math.max(staleBoundMs.getAsLong(), MISSED_BEATS * beatMs)));
+        long staleMs = Math.max(staleBoundMs.getAsLong(), MISSED_BEATS * beatMs);
+        StateLocks locks = byDatabase.computeIfAbsent(database, d -> new StateLocks(metastore, d, writer, staleMs));
+        locks.staleAfterMs(staleMs); // the state locks' bound may have been read again since (LockBound)
         long lock = locks.acquire(lockName(database, table));
         LockHeartbeat alive = LockHeartbeat.NONE;
         try {

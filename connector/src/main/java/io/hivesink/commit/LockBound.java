@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.config.MetastoreConfig;
 import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.UnsupportedMetastoreException;
 
 /**
  * The stale bound of state locks: how long a lock ahead of a writer may show no sign of life before it is broken, and
@@ -63,9 +64,9 @@ public final class LockBound {
                     .orElse(DEFAULT_INTERVAL_MS);
             budgetMs = Math.max(0, attempts) * intervalMs;
             from = attempts + " attempts " + intervalMs + " ms apart";
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | UnsupportedMetastoreException e) {
             budgetMs = DEFAULT_ATTEMPTS * DEFAULT_INTERVAL_MS;
-            from = "Hive's defaults, since the metastore's own could not be parsed (" + e.getMessage() + ")";
+            from = "Hive's defaults, since the metastore's own could not be read (" + e.getMessage() + ")";
         } catch (RuntimeException e) {
             budgetMs = DEFAULT_ATTEMPTS * DEFAULT_INTERVAL_MS;
             from = "Hive's defaults until the next claim, since the metastore's own could not be read ("

@@ -62,9 +62,8 @@ final class LockedWrite {
                 return false;
             }
             boolean written = metastore.alterTableUnderLock(lock, table, false); // heartbeat and write in one step
-            if (written && !metastore.heartbeatLock(lock)) {
-                throw broken(name, "was broken by another writer while this instance's write of it was under way",
-                        null);
+            if (written) {
+                requireHeldThroughWrite(name, lock);
             }
             return written;
         } catch (MetastoreAnswerLostException e) {
@@ -75,6 +74,29 @@ final class LockedWrite {
         } finally {
             if (release) {
                 locks.release(lock);
+            }
+        }
+    }
+
+    /**
+     * After a write that landed: a heartbeat shows the lock held throughout, or the instance stops. One that fails is
+     * tried again (the write landed: only the question is open) for up to {@value #MAX_VERIFY_MS} ms.
+     */
+    private void requireHeldThroughWrite(String table, long lock) {
+        long started = System.nanoTime();
+        while (true) {
+            try {
+                if (!metastore.heartbeatLock(lock)) {
+                    throw broken(table, "was broken by another writer while this instance's write of it was under "
+                            + "way", null);
+                }
+                return;
+            } catch (MetastoreException unanswered) {
+                long waitedMs = (System.nanoTime() - started) / 1_000_000;
+                if (waitedMs >= MAX_VERIFY_MS || !Pause.of(Math.max(50, Math.min(2_000, locks.staleAfterMs() / 4)))) {
+                    throw broken(table, "could not be shown to have held through this instance's write of it (no "
+                            + "heartbeat answered for " + waitedMs + " ms after the write landed)", unanswered);
+                }
             }
         }
     }

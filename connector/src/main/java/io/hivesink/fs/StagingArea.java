@@ -6,7 +6,6 @@ import java.net.URI;
 import java.nio.file.AccessDeniedException;
 import java.util.Collection;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -218,28 +217,5 @@ public final class StagingArea {
             batches.put(id, batch.isDirectory() && fs.exists(manifestPath(id)));
         }
         return batches;
-    }
-
-    /**
-     * Removes every staged batch but the given ones: the leftovers of batches abandoned before their intent was
-     * durable, or finished while their directory was still being removed. Lists this task's directory only.
-     *
-     * @return the batches removed
-     */
-    public int discardAllExcept(Set<String> keep) throws IOException {
-        if (!fs.exists(root)) {
-            return 0;
-        }
-        int removed = 0;
-        for (FileStatus batch : fs.listStatus(root)) {
-            if (!keep.contains(batch.getPath().getName())) {
-                if (batch.isDirectory() && !mover.abandon(batch.getPath())) {
-                    continue; // kept for the next recovery, which aborts what could not be aborted now
-                }
-                fs.delete(batch.getPath(), true);
-                removed++;
-            }
-        }
-        return removed;
     }
 }

@@ -204,6 +204,8 @@ final class CommitPipeline implements AutoCloseable {
         if (inFlight()) {
             try {
                 commit(); // committed after all: it is not dropped
+            } catch (TaskFencedException e) {
+                throw e; // fenced, or its lock broken mid-write: the instance stops, whatever it was dropping for
             } catch (RuntimeException e) {
                 log.debug("Batch in flight not committed, dropped: {}", e.getMessage());
             }

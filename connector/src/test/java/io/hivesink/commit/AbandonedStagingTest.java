@@ -2,6 +2,7 @@ package io.hivesink.commit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -97,6 +98,19 @@ class AbandonedStagingTest {
         intent = Set.of("conn-t0-old-1"); // its intent reached the metastore late, after the claim read the state
         assertEquals(0, abandoned.sweep(() -> intent, BOUND_MS));
         assertTrue(Files.exists(dir.resolve("conn-t0-old-1").resolve("_manifest.avro")), "to be rolled forward");
+    }
+
+    @Test
+    void aSweepWhoseIntentReadFailedStaysDue() throws IOException {
+        stage("conn-t0-new-5", true);
+        abandoned.givenUp();
+        assertThrows(RuntimeException.class, () -> abandoned.sweep(() -> {
+            throw new IllegalStateException("injected: the metastore is away");
+        }, BOUND_MS));
+        assertTrue(abandoned.pending(), "tried again at the next offset commit");
+        intent = Set.of();
+        assertEquals(1, abandoned.sweep(() -> intent, BOUND_MS));
+        assertFalse(abandoned.pending());
     }
 
     @Test

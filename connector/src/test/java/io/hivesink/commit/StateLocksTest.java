@@ -227,6 +227,31 @@ class StateLocksTest {
     }
 
     @Test
+    void aHeartbeatThatFailsAfterALandedWriteIsTriedAgainAndABrokenLockStillStopsTheWriter() {
+        AtomicBoolean written = new AtomicBoolean();
+        AtomicBoolean breakLock = new AtomicBoolean();
+        // the write landed; the heartbeat after it meets a metastore restarting, and another writer broke the lock
+        Metastore restarting = Intercepted.around(metastore, (method, args) -> {
+            if (method.equals("heartbeatLock") && written.getAndSet(false)) {
+                if (breakLock.get()) {
+                    metastore.unlock((Long) args[0]);
+                }
+                throw new MetastoreException("injected: connection reset", null);
+            }
+        }, (method, args) -> written.set(method.equals("alterTableUnderLock")));
+        StateTables states = lockedStates(restarting, 300);
+        StateTables.Stored stored = states.readOrCreate(0);
+        assertNotNull(states.write(stored, NEXT), "the lock held: the second heartbeat says so");
+
+        StateTables.Stored now = states.read(0);
+        breakLock.set(true);
+        LockBrokenException broken = assertThrows(LockBrokenException.class,
+                () -> states.write(now, NEXT.withIntent(new TaskState.Intent("b1", "file:///m"))));
+        assertTrue(broken.getMessage().contains("was broken by another writer while this instance's write"),
+                broken.getMessage());
+    }
+
+    @Test
     void aWriteThatFailedBeforeItWasSentOrWasAnsweredReleasesItsLockAtOnce() {
         AtomicReference<RuntimeException> failure = new AtomicReference<>();
         Metastore failing = Intercepted.before(metastore, (method, args) -> {

@@ -112,6 +112,22 @@ class CommitPipelineTest {
     }
 
     @Test
+    void aDropThatFindsTheBatchInFlightFencedStopsTheTaskInsteadOfDroppingOn() {
+        TaskParts zombie = claimed(0);
+        CommitPipeline pipeline = rig.pipeline(zombie, new CommitLane("conn-0", TaskIdentity.WORKER));
+        try {
+            claimed(0); // a new instance of the task claims P0 while the old one's batch is on the lane
+            rig.take(zombie, P0, 0, 2);
+            pipeline.send(zombie.buffer().drain(), 5, "test");
+            assertThrows(TaskFencedException.class, () -> pipeline.dropUncommitted("memory is stuck", Set.of()),
+                    "not swallowed: a lock broken mid-write may have given the task back to this instance");
+            assertTrue(pipeline.stopped(), "nothing more is committed");
+        } finally {
+            pipeline.close();
+        }
+    }
+
+    @Test
     void aFencedCommitDiscardsBothBatchesAndStopsThePipeline() {
         TaskParts zombie = claimed(0);
         CommitPipeline pipeline = rig.pipeline(zombie, null);

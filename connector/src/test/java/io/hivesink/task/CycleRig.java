@@ -111,14 +111,30 @@ final class CycleRig {
     }
 
     void deleteWarehouse() throws IOException {
-        Path warehouse = dir.resolve("warehouse");
-        if (Files.exists(warehouse)) {
-            try (Stream<Path> paths = Files.walk(warehouse)) {
-                for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(path);
-                }
+        deleteTree(dir.resolve("warehouse"));
+    }
+
+    /** Removes a directory and what is in it, if it is there. */
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
             }
         }
+    }
+
+    /** The first record of P0, then of P1: a batch of two that closes at once with a batch size of 2. */
+    static List<SinkRecord> firstOfEach() {
+        List<SinkRecord> both = new ArrayList<>(records(BatchCycleTest.P0, 0, 1));
+        both.addAll(records(BatchCycleTest.P1, 0, 1));
+        return both;
+    }
+
+    static OffsetAndMetadata at(long offset) {
+        return new OffsetAndMetadata(offset);
     }
 
     /** The ids in every data file of the table, read with Avro's own reader. */

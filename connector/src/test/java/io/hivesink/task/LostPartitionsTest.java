@@ -1,5 +1,7 @@
 package io.hivesink.task;
 
+import static io.hivesink.task.CycleRig.at;
+import static io.hivesink.task.CycleRig.firstOfEach;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.consumer.MockConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.RetriableException;
@@ -59,9 +59,6 @@ class LostPartitionsTest {
         return CycleRig.records(tp, from, to);
     }
 
-    private static OffsetAndMetadata at(long offset) {
-        return new OffsetAndMetadata(offset);
-    }
 
     @Test
     void aBatchOfAPartitionAnotherTaskTookIsDroppedAndTheTaskGoesOnWithTheRest() throws IOException {
@@ -224,12 +221,6 @@ class LostPartitionsTest {
         assertEquals(List.of(0L, 0L, 1L, 1L, 2L, 2L), rig.landedIds(), "each record once");
     }
 
-    /** The first record of P0, then of P1: a batch of two that closes at once with a batch size of 2. */
-    private static List<SinkRecord> firstOfEach() {
-        List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
-        both.addAll(records(P1, 0, 1));
-        return both;
-    }
 
     /**
      * Task 0 leaves a batch [P0 0, P1 0] whose intent is durable and drops it as P1 closes; the next batch of P0,

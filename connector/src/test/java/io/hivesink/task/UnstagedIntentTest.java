@@ -1,5 +1,7 @@
 package io.hivesink.task;
 
+import static io.hivesink.task.CycleRig.at;
+import static io.hivesink.task.CycleRig.firstOfEach;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,13 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -101,7 +100,7 @@ class UnstagedIntentTest {
      */
     private void intentDurableStagingGone(Task task) throws IOException {
         Path table = dir.resolve("warehouse").resolve("sink.db").resolve("events");
-        deleteTree(table);
+        CycleRig.deleteTree(table);
         Files.createDirectories(table.getParent());
         Files.writeString(table, "not a directory");
         assertThrows(RetriableException.class, () -> task.put(firstOfEach()));
@@ -112,32 +111,14 @@ class UnstagedIntentTest {
             manifests = files.filter(f -> f.getFileName().toString().equals("_manifest.avro")).toList();
         }
         assertEquals(1, manifests.size(), "the batch is staged: " + manifests);
-        deleteTree(manifests.get(0).getParent());
+        CycleRig.deleteTree(manifests.get(0).getParent());
         assertEquals(List.of(), rig.landedIds(), "nothing of it moved");
     }
 
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
-    }
 
     private static List<SinkRecord> records(TopicPartition tp, long from, long to) {
         return CycleRig.records(tp, from, to);
     }
 
-    private static List<SinkRecord> firstOfEach() {
-        List<SinkRecord> both = new ArrayList<>(records(P0, 0, 1));
-        both.addAll(records(P1, 0, 1));
-        return both;
-    }
 
-    private static OffsetAndMetadata at(long offset) {
-        return new OffsetAndMetadata(offset);
-    }
 }
