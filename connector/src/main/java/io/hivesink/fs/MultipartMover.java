@@ -48,6 +48,8 @@ final class MultipartMover implements Mover {
     static final int PART_BYTES = 8 << 20;
     /** Pages of 1,000 open uploads looked through after a batch's moves, at most: the commit waits on them. */
     static final int MAX_LISTED_PAGES = 10;
+    /** The key of the start-up probe's upload, in the task's staging directory. */
+    static final String PROBE_UPLOAD = "_probe-upload";
     /** What to do about a batch whose staged upload is lost. */
     private static final String LOST_FIX = "The batch's other files may be in its tables already, and its records "
             + "cannot be completed from the store: the task stops rather than land part of the batch. Give incomplete "
@@ -153,18 +155,20 @@ final class MultipartMover implements Mover {
     }
 
     /**
-     * Writes and removes a probe object, then starts an upload to the probe's key and aborts it as a discard does
-     * (listing the key's uploads): each request staging, moving and discarding send, so that a bucket policy lacking
-     * one of their rights fails the task at start, not at its first retry.
+     * Writes and removes a probe object, then starts an upload and aborts it as a discard does (listing the key's
+     * uploads): each request staging, moving and discarding send, so that a bucket policy lacking one of their rights
+     * fails the task at start, not at its first retry. The upload's key is the same at every start ({@value
+     * #PROBE_UPLOAD} beside the probe), so that one a crash left open is aborted by the next start.
      */
     @Override
     public void probe(Path probe) throws IOException {
         StagingArea.writeSynced(fs, probe, out -> 0);
         fs.delete(probe, false);
-        try (MultipartUploader uploader = uploader(probe)) {
-            await(uploader.startUpload(probe));
+        Path upload = new Path(probe.getParent(), PROBE_UPLOAD);
+        try (MultipartUploader uploader = uploader(upload)) {
+            await(uploader.startUpload(upload));
         }
-        abortUploadsOf(probe);
+        abortUploadsOf(upload);
     }
 
     /**

@@ -37,6 +37,8 @@ public final class StagingArea {
 
     /** The name of a batch's manifest in its staging directory. */
     static final String MANIFEST_NAME = "_manifest.avro";
+    /** The start-up probe's names in the staging directory ({@link Mover#probe}). */
+    static final String PROBE_PREFIX = "_probe-";
 
     private final FileSystem fs;
     private final Path root;
@@ -109,7 +111,7 @@ public final class StagingArea {
 
     /** Does in the staging directory, on a probe, what staging and moving a file do ({@link Mover#probe}). */
     private void probeWrite() throws IOException {
-        mover.probe(new Path(root, "_probe-" + UUID.randomUUID()));
+        mover.probe(new Path(root, PROBE_PREFIX + UUID.randomUUID()));
     }
 
     private String endpoint() {
@@ -214,7 +216,9 @@ public final class StagingArea {
         }
         for (FileStatus batch : fs.listStatus(root)) {
             String id = batch.getPath().getName();
-            batches.put(id, batch.isDirectory() && fs.exists(manifestPath(id)));
+            if (!id.startsWith(PROBE_PREFIX)) { // a probe a crash left: not a batch
+                batches.put(id, batch.isDirectory() && fs.exists(manifestPath(id)));
+            }
         }
         return batches;
     }

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import software.amazon.awssdk.services.s3.S3Client;
+
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.fs.HadoopFileSystems;
 import io.hivesink.fs.StagedUploadLostException;
@@ -240,6 +242,28 @@ class S3StorageIT {
         byte[] bytes = new byte[n];
         new Random(n).nextBytes(bytes);
         return bytes;
+    }
+
+    @Test
+    void theStartUpProbesUploadLeftByACrashIsAbortedAtTheNextStart() throws IOException {
+        try (FileSystem fs = open(BUCKET, S3ProxyProcess.SECRET_KEY)) {
+            S3AFileSystem s3a = (S3AFileSystem) fs;
+            org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path("/warehouse/.hive-sink-staging/probed");
+            String key = s3a.pathToKey(fs.makeQualified(new org.apache.hadoop.fs.Path(root, "_probe-upload")));
+            S3Client client = s3a.getS3AInternals().getAmazonS3Client("start an upload as a crashed probe left it");
+            client.createMultipartUpload(b -> b.bucket(BUCKET).key(key)); // a start killed inside its probe
+            assertEquals(1, uploadsOf(client, key));
+            fs.create(new org.apache.hadoop.fs.Path(root, "_probe-left-by-a-crash")).close();
+
+            StagingArea staging = staging(fs, "probed"); // the next start
+            assertEquals(0, uploadsOf(client, key), "aborted by the next start's probe");
+            assertEquals(Map.of(), staging.stagedBatches(), "a probe object left by a crash is no batch");
+        }
+    }
+
+    private static int uploadsOf(S3Client client, String key) {
+        return (int) client.listMultipartUploads(b -> b.bucket(BUCKET).prefix(key)).uploads().stream()
+                .filter(upload -> upload.key().equals(key)).count();
     }
 
     @Test
