@@ -41,4 +41,9 @@ interface Mover {
      */
     default void moved(Collection<Path> targets) throws IOException {
     }
+
+    /** The uploads this mover started and has not completed nor aborted yet: none where staging is a file. */
+    default int openUploads() {
+        return 0;
+    }
 }

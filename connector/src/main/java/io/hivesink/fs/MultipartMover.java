@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
 import org.apache.hadoop.fs.FileStatus;
@@ -58,6 +59,8 @@ final class MultipartMover implements Mover {
 
     private final FileSystem fs;
     private final int partBytes;
+    /** The targets of the uploads this mover started and has not completed nor aborted yet. */
+    private final Set<String> open = ConcurrentHashMap.newKeySet();
 
     MultipartMover(FileSystem fs) {
         this(fs, PART_BYTES);
@@ -76,6 +79,7 @@ final class MultipartMover implements Mover {
         writeRecord(staged, UploadRecord.starting(target));
         try (MultipartUploader uploader = uploader(target)) {
             UploadHandle upload = await(uploader.startUpload(target));
+            open.add(target.toString());
             PartUploadStream out = new PartUploadStream(uploader, upload, target, partBytes);
             long bytes;
             try {
@@ -84,6 +88,7 @@ final class MultipartMover implements Mover {
                 writeRecord(staged, new UploadRecord(target, upload, out.parts(), out.length()));
             } catch (IOException | RuntimeException e) {
                 abortQuietly(uploader, upload, target, e);
+                open.remove(target.toString());
                 throw e;
             }
             return bytes;
@@ -125,6 +130,7 @@ final class MultipartMover implements Mover {
             }
             completedNow = false; // completed by an earlier try, which stopped before removing the record
         }
+        open.remove(target.toString());
         fs.delete(staged, false);
         return completedNow;
     }
@@ -152,6 +158,11 @@ final class MultipartMover implements Mover {
             }
         }
         return all;
+    }
+
+    @Override
+    public int openUploads() {
+        return open.size();
     }
 
     /**
@@ -241,6 +252,7 @@ final class MultipartMover implements Mover {
         S3Client client = s3a.getS3AInternals().getAmazonS3Client("abort the uploads of a discarded staged file");
         try {
             abortUploadsOf(client, s3a.getBucket(), key);
+            open.remove(target.toString());
         } catch (S3Exception e) {
             if (e.statusCode() == 403) { // as S3A says it, so that the task's start names the rights to grant
                 throw (IOException) new AccessDeniedException(key, null, e.getMessage()).initCause(e);

@@ -205,6 +205,11 @@ public final class StagingArea {
         fs.delete(batchDir(batchId), true);
     }
 
+    /** The uploads this task started and has not completed nor aborted yet (S3 only: 0 elsewhere). */
+    public int openUploads() {
+        return mover.openUploads();
+    }
+
     /**
      * The batches staged in this task's directory, each with whether its manifest was written. Lists this task's
      * directory only, and looks for each batch's manifest.

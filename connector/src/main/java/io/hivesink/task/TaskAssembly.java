@@ -144,6 +144,8 @@ public final class TaskAssembly implements AutoCloseable {
             metrics = new TaskMetrics(MetricsBackend.forTask(context, run.connector(), run.task()), clock);
             metastore.observeCalls(metrics);
             gauges(metrics, parts.buffer(), memory, pauses);
+            metrics.gauge("open-uploads", "Uploads this task started on S3 and has not completed nor aborted yet",
+                    storage.staging()::openUploads);
             BatchCycle cycle = cycle(config, parts, rejected, clock, context, pauses, memory, metrics, identity);
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, state in {}, "
                     + "metastore {}", run.task(), run.connector(), run.instance(), config.tables().database(),

@@ -88,6 +88,7 @@ class S3StorageIT {
             assertEquals(content.length, stage(staging, staged, target, content));
             assertFalse(fs.exists(target), "an uncompleted upload is invisible");
             assertEquals(1, openUploads(fs), "one upload, open");
+            assertEquals(1, staging.openUploads(), "as the task's metric says");
 
             Map<String, Long> before = s3.requestsByOperation();
             assertTrue(staging.move(staged, target));
@@ -101,6 +102,7 @@ class S3StorageIT {
             }
             assertFalse(fs.exists(staged), "its record is removed");
             assertEquals(0, openUploads(fs));
+            assertEquals(0, staging.openUploads());
         }
     }
 
@@ -208,6 +210,7 @@ class S3StorageIT {
             assertEquals(4, openUploads(fs));
             staging.discard("b3");
             assertEquals(2, openUploads(fs), "b3's uploads aborted");
+            assertEquals(2, staging.openUploads(), "as the task's metric says");
             assertEquals(Map.of("b4", false), staging.stagedBatches(), "b4 is left, without a manifest");
             staging.discard("b4");
             assertEquals(0, openUploads(fs));
