@@ -1,9 +1,7 @@
 package io.hivesink.commit;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +27,6 @@ import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.MetastoreException;
-import io.hivesink.table.PartitionValues;
 
 /**
  * The exactly-once commit protocol of one task, readable top to bottom.
@@ -61,13 +58,11 @@ public final class ExactlyOnceCommitter {
 
     private final HiveTables tables;
     private final StagingArea staging;
-    /** The writer of a table's files (tables may use different codecs). */
-    private final Function<String, TableFileWriter> writers;
+    private final BatchStager stager;
     private final Ledger ledger;
     private final StateTables states;
     private final FaultInjector faults;
     private final TaskRun run;
-    private final LongSupplier clock;
     private final BatchFinisher finisher;
     private final OwnState own;
     private final AssignmentClaims claims;
@@ -84,12 +79,11 @@ public final class ExactlyOnceCommitter {
             Ledger ledger, StateTables states, FaultInjector faults, TaskRun run, LongSupplier clock) {
         this.tables = tables;
         this.staging = staging;
-        this.writers = writers;
         this.ledger = ledger;
         this.states = states;
         this.faults = faults;
         this.run = run;
-        this.clock = clock;
+        this.stager = new BatchStager(staging, writers, ledger, faults, run, clock);
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
         this.own = new OwnState(states, run);
         this.abandoned = new AbandonedStaging(staging, run.instance(), committing::contains, System::nanoTime);
@@ -190,7 +184,7 @@ public final class ExactlyOnceCommitter {
         PhaseTimer timer = new PhaseTimer();
         Map<String, HiveTable> tablesByName = tablesOf(batch);
         long tablesMs = timer.lapMs();
-        Staged staged = stage(batch, tablesByName);
+        BatchStager.Staged staged = stager.stage(batch, tablesByName);
         long stagingMs = timer.lapMs();
         recordIntent(batch, staged.manifestPath());
         long intentMs = timer.lapMs();
@@ -203,10 +197,6 @@ public final class ExactlyOnceCommitter {
                 finished.partitions(), finished.newPartitions(), staged.manifest().files().size(), staged.bytes()),
                 new CommitSummary.StepTimes(tablesMs, stagingMs, intentMs, finished.movingMs(),
                         finished.registeringMs(), finished.markingMs(), stateMs));
-    }
-
-    /** What step 1 left in the staging directory. */
-    private record Staged(Manifest manifest, Path manifestPath, long bytes) {
     }
 
     /**
@@ -228,49 +218,10 @@ public final class ExactlyOnceCommitter {
     }
 
     /**
-     * The most heap the batch's commit takes beyond the batch: its files are written one after another, so what the
-     * largest file's writer holds ({@link TableFileWriter#writingBytes}).
+     * The most heap the batch's commit takes beyond the batch ({@link BatchStager#writingBytes}).
      */
     public long writingBytes(Batch batch) {
-        long most = 0;
-        for (RecordGroup group : batch.groups()) {
-            most = Math.max(most, writers.apply(group.table()).writingBytes(group.datums()));
-        }
-        return most;
-    }
-
-    /** Step 1, and the manifest of step 2: every file and the ledger rows staged and synced, then the manifest. */
-    private Staged stage(Batch batch, Map<String, HiveTable> tablesByName) {
-        long commitTime = clock.getAsLong();
-        List<Manifest.StagedFile> files = new ArrayList<>(batch.groups().size());
-        long bytes = 0;
-        Map<String, Integer> fileNumbers = new HashMap<>();
-        Path manifestPath = staging.manifestPath(batch.id());
-        try {
-            for (RecordGroup group : batch.groups()) {
-                int n = fileNumbers.merge(group.table(), 1, Integer::sum);
-                TableFileWriter writer = writers.apply(group.table());
-                String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + writer.extension();
-                files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
-                Manifest.StagedFile file = files.get(files.size() - 1);
-                bytes += staging.write(file.staged(), file.target(),
-                        out -> writer.write(group.layout().avroSchema(),
-                                tablesByName.get(group.table()).avroSchema(), group.datums(), out));
-                if (files.size() == 1) {
-                    faults.reached(FaultPoint.SOME_STAGED);
-                }
-            }
-            Manifest.StagedFile ledgerFile = stagedFile(batch.id(), ledger.table(), ledger.partitionOf(batch.id()),
-                    "ledger-" + batch.id() + ".avro");
-            staging.write(ledgerFile.staged(), ledgerFile.target(),
-                    out -> ledger.writeRows(batch, run.connector(), run.task(), commitTime, out));
-            faults.reached(FaultPoint.ALL_STAGED);
-            Manifest manifest = new Manifest(batch.id(), files, ledgerFile, batch.nextOffsets());
-            manifest.write(staging.fileSystem(), manifestPath);
-            return new Staged(manifest, manifestPath, bytes);
-        } catch (IOException e) {
-            throw new RetriableException("Writing batch " + batch.id() + " to staging failed: " + e.getMessage(), e);
-        }
+        return stager.writingBytes(batch);
     }
 
     /**
@@ -380,15 +331,6 @@ public final class ExactlyOnceCommitter {
                 batch.id());
         return new CommitSummary(batch.id(), new CommitSummary.Landed(batch.records(), batch.tables().size(), 0, 0,
                 0, 0), new CommitSummary.StepTimes(0, 0, 0, 0, 0, 0, 0));
-    }
-
-    private Manifest.StagedFile stagedFile(String batchId, HiveTable table, PartitionValues partition,
-            String fileName) {
-        String partitionPath = partition.path();
-        Path targetDir = partitionPath.isEmpty() ? new Path(table.location())
-                : new Path(table.location(), partitionPath);
-        return new Manifest.StagedFile(table.name(), partition.values(),
-                staging.stagedPath(batchId, table.name(), partitionPath, fileName), new Path(targetDir, fileName));
     }
 
     /**
