@@ -104,7 +104,7 @@ final class ThriftCalls implements AutoCloseable {
                 attempt++;
                 ThriftConnection open = connection();
                 try {
-                    T answer = call.on(open.client());
+                    T answer = answerInStep(call, open);
                     failed = false;
                     return answer;
                 } catch (TTransportException | TProtocolException e) {
@@ -129,6 +129,23 @@ final class ThriftCalls implements AutoCloseable {
             }
         } finally {
             observer.called((System.nanoTime() - started) / 1_000_000, attempt, failed);
+        }
+    }
+
+    /**
+     * The call's answer. One the client itself finds out of step with the call (another call's sequence number, a
+     * message that is no answer) means the connection is out of step, and this call's answer lost: a broken
+     * connection, as far as the caller can tell.
+     */
+    private static <T> T answerInStep(Call<T> call, ThriftConnection open) throws TException {
+        try {
+            return call.on(open.client());
+        } catch (TApplicationException e) {
+            if (e.getType() == TApplicationException.BAD_SEQUENCE_ID
+                    || e.getType() == TApplicationException.INVALID_MESSAGE_TYPE) {
+                throw new TTransportException("an answer out of step with the call (" + e.getMessage() + ")", e);
+            }
+            throw e;
         }
     }
 

@@ -104,6 +104,40 @@ class ThriftMetastoreTest {
     }
 
     @Test
+    void aLockedWriteWhoseAnswerIsCutSaysItMayHaveLandedAndOneNeverSentDoesNot() throws IOException {
+        Map<String, FakeThriftMetastore.Answer> answers = base("4.0.1");
+        AtomicReference<FakeThriftMetastore> fake = new AtomicReference<>();
+        AtomicReference<String> heartbeatFailure = new AtomicReference<>();
+        answers.put("heartbeat", args -> {
+            if (heartbeatFailure.get() != null) {
+                throw new org.apache.hadoop.hive.metastore.api.MetaException(heartbeatFailure.get());
+            }
+            return null;
+        });
+        answers.put("alter_table_with_environment_context", args -> {
+            fake.get().dropConnections(); // the write runs; the connection breaks before its answer
+            return null;
+        });
+        Table state = new Table();
+        state.setDbName("sales");
+        state.setTableName("hive_sink_state_0");
+        try (FakeThriftMetastore server = new FakeThriftMetastore(answers);
+                ThriftMetastore client = connect(server.uri())) {
+            fake.set(server);
+            MetastoreAnswerLostException lost = assertThrows(MetastoreAnswerLostException.class,
+                    () -> client.alterTableUnderLock(7, state, false));
+            assertTrue(lost.getMessage().contains("alter_table_with_environment_context"), lost.getMessage());
+            assertEquals(1, server.counter("alter_table_with_environment_context").get(), "sent once, not again");
+
+            heartbeatFailure.set("Lock wait timeout exceeded; try restarting transaction");
+            MetastoreException failed = assertThrows(MetastoreException.class,
+                    () -> client.alterTableUnderLock(7, state, false));
+            assertFalse(failed instanceof MetastoreAnswerLostException, "the write was never sent: " + failed);
+            assertEquals(1, server.counter("alter_table_with_environment_context").get());
+        }
+    }
+
+    @Test
     void connectsToTheNextUriWhenOneIsDown() throws IOException {
         int closedPort;
         try (ServerSocket probe = new ServerSocket(0)) {
