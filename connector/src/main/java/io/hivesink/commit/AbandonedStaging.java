@@ -26,8 +26,9 @@ import io.hivesink.fs.StagingArea;
  * its manifest comes last, just before the intent is sent, so a batch seen that long after its manifest appeared has
  * no intent still under way inside the bound. This instance's own batches are removed at once unless one is being
  * committed: none of its writes is under way otherwise. Before it removes anything it reads the task's intent afresh:
- * a late one that landed keeps its batch. Where compare-and-set fences the states, a late intent is refused by the
- * metastore, and the bound is 0.
+ * a late one that landed keeps its batch. Where compare-and-set fences the states, an earlier instance's late intent
+ * is refused by the metastore, and the bound is 0; this instance's own intent whose answer was lost can still land
+ * after its dropped batch was removed, and is then given up as above ({@link BatchFinisher}).
  */
 final class AbandonedStaging {
 

@@ -5,13 +5,17 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.MetricValueProvider;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.Avg;
 import org.apache.kafka.common.metrics.stats.CumulativeCount;
 import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Max;
 import org.apache.kafka.common.metrics.stats.Rate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.CloseReason;
 import io.hivesink.commit.CommitSummary;
@@ -25,6 +29,8 @@ import io.hivesink.metastore.MetastoreCallObserver;
  */
 public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
 
+    private static final Logger log = LoggerFactory.getLogger(TaskMetrics.class);
+
     /** The commit steps timed, in order: {@code commit-<step>-time-ms-avg} and {@code -max} each. */
     static final List<String> STEPS = List.of("encode", "tables", "stage", "intent", "move", "register", "mark",
             "state");
@@ -34,6 +40,8 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     private final Map<CloseReason, Sensor> closes = new ConcurrentHashMap<>();
     private final Map<String, Sensor> steps = new ConcurrentHashMap<>();
     private final Map<String, Long> newestCommittedTimestamp = new ConcurrentHashMap<>();
+    /** Metrics whose names an earlier instance of the task still holds in this worker: registered once it lets go. */
+    private final Map<MetricName, MetricValueProvider<?>> taken = new ConcurrentHashMap<>();
     private final Sensor commits;
     private final Sensor commitTime;
     private final Sensor records;
@@ -92,7 +100,38 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
 
     /** A value the metric reads from a part when it is read (what the open batch holds, the budget used, ...). */
     public void gauge(String name, String description, LongSupplier value) {
-        backend.add(backend.name(name, description, Map.of()), (Gauge<Long>) (config, now) -> value.getAsLong());
+        add(backend.name(name, description, Map.of()), (Gauge<Long>) (config, now) -> value.getAsLong());
+    }
+
+    /**
+     * Registers a value read when the metric is read. Its name may still be taken by an earlier instance of this task
+     * in the same worker, one Connect has not finished stopping (stuck in a call to a silent metastore, say): the
+     * worker refuses a second metric of a name. A task does not fail for that: the metric is registered once the
+     * earlier instance lets go of it, tried again at each commit.
+     */
+    private void add(MetricName name, MetricValueProvider<?> value) {
+        try {
+            backend.add(name, value);
+        } catch (IllegalArgumentException taken) {
+            if (this.taken.isEmpty()) {
+                log.warn("The metric {} of this task is still registered by an earlier instance of it in this worker, "
+                        + "which has not stopped yet; this instance's metrics that are taken are registered once it "
+                        + "has: {}", name.name(), taken.getMessage());
+            }
+            this.taken.put(name, value);
+        }
+    }
+
+    /** Registers the metrics whose names an earlier instance of the task has let go of since. */
+    private void addTaken() {
+        for (MetricName name : List.copyOf(taken.keySet())) {
+            try {
+                backend.add(name, taken.get(name));
+                taken.remove(name);
+            } catch (IllegalArgumentException stillTaken) {
+                return; // its instance still runs: the next commit tries again
+            }
+        }
     }
 
     public void batchClosed(CloseReason reason) {
@@ -106,6 +145,7 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
 
     /** A batch landed: its counts, its steps' times and, per table, the newest record timestamp it committed. */
     public void committed(CommitSummary summary, long encodeMs, Map<String, Long> newestTimestampPerTable) {
+        addTaken();
         commits.record();
         CommitSummary.Landed landed = summary.landed();
         records.record((double) landed.records());
@@ -122,7 +162,7 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
         commitTime.record((double) total);
         newestTimestampPerTable.forEach((table, timestamp) -> {
             if (newestCommittedTimestamp.putIfAbsent(table, timestamp) == null) {
-                backend.add(backend.name("end-to-end-lag-ms", "Now minus the newest record timestamp committed "
+                add(backend.name("end-to-end-lag-ms", "Now minus the newest record timestamp committed "
                         + "to the table", Map.of("table", table)), (Gauge<Long>) (config, now) ->
                                 clock.getAsLong() - newestCommittedTimestamp.get(table));
             }

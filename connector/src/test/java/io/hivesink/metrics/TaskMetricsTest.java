@@ -10,6 +10,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.MetricValueProvider;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Sensor;
 import org.junit.jupiter.api.Test;
 
 import io.hivesink.batch.CloseReason;
@@ -69,5 +73,56 @@ class TaskMetricsTest {
         }
         assertFalse(server.isRegistered(new ObjectName(task)), "removed when the task closes them");
         assertTrue(server.queryNames(new ObjectName(task + ",*"), null).isEmpty());
+    }
+
+    @Test
+    void aTaskWhoseEarlierInstanceInTheWorkerHasNotStoppedYetStartsAndTakesItsMetricsOnceItHas() {
+        try (Metrics worker = new Metrics()) {
+            WorkerRegistry stuck = new WorkerRegistry(worker); // an instance stuck in a call, not stopped yet
+            TaskMetrics earlier = new TaskMetrics(stuck, () -> 0);
+            earlier.gauge("open-batch-records", "Records in the open batch", () -> 1);
+            WorkerRegistry now = new WorkerRegistry(worker);
+            TaskMetrics current = new TaskMetrics(now, () -> 0);
+            current.gauge("open-batch-records", "Records in the open batch", () -> 2); // no failure: taken
+            MetricName name = now.name("open-batch-records", "", Map.of());
+            assertEquals(1L, worker.metric(name).metricValue(), "still the earlier instance's");
+            earlier.close(); // Connect stops it at last
+            current.committed(new CommitSummary("b1", new CommitSummary.Landed(1, 1, 1, 0, 1, 10),
+                    new CommitSummary.StepTimes(0, 1, 1, 1, 1, 1, 1)), 1, Map.of());
+            assertEquals(2L, worker.metric(name).metricValue(), "taken over at the next commit");
+        }
+    }
+
+    /** One worker's registry, as Connect's plugin metrics share it: a name registered twice is refused. */
+    private static final class WorkerRegistry implements MetricsBackend {
+        private final Metrics worker;
+        private final java.util.Set<MetricName> registered = new java.util.HashSet<>();
+
+        WorkerRegistry(Metrics worker) {
+            this.worker = worker;
+        }
+
+        @Override
+        public MetricName name(String name, String description, Map<String, String> extraTags) {
+            Map<String, String> tags = new java.util.LinkedHashMap<>(Map.of("connector", "orders-sink", "task", "3"));
+            tags.putAll(extraTags);
+            return worker.metricName(name, GROUP, description, tags);
+        }
+
+        @Override
+        public void add(MetricName name, MetricValueProvider<?> value) {
+            worker.addMetric(name, value);
+            registered.add(name);
+        }
+
+        @Override
+        public Sensor sensor(String name) {
+            return worker.sensor("orders-sink:3:" + name);
+        }
+
+        @Override
+        public void close() {
+            registered.forEach(worker::removeMetric);
+        }
     }
 }
