@@ -83,21 +83,9 @@ final class LockedWrite {
      * tried again (the write landed: only the question is open) for up to {@value #MAX_VERIFY_MS} ms.
      */
     private void requireHeldThroughWrite(String table, long lock) {
-        long started = System.nanoTime();
-        while (true) {
-            try {
-                if (!metastore.heartbeatLock(lock)) {
-                    throw broken(table, "was broken by another writer while this instance's write of it was under "
-                            + "way", null);
-                }
-                return;
-            } catch (MetastoreException unanswered) {
-                long waitedMs = (System.nanoTime() - started) / 1_000_000;
-                if (waitedMs >= MAX_VERIFY_MS || !Pause.of(Math.max(50, Math.min(2_000, locks.staleAfterMs() / 4)))) {
-                    throw broken(table, "could not be shown to have held through this instance's write of it (no "
-                            + "heartbeat answered for " + waitedMs + " ms after the write landed)", unanswered);
-                }
-            }
+        String during = "while this instance's write of it was under way";
+        if (!heartbeatUntil(table, lock, 0, during, null)) {
+            throw broken(table, "could not be shown to have held " + during + " (interrupted)", null);
         }
     }
 
@@ -110,29 +98,43 @@ final class LockedWrite {
      */
     private boolean holdThroughLateWrite(String table, long lock, MetastoreException failure) {
         long boundMs = locks.staleAfterMs();
-        long started = System.nanoTime();
         log.warn("The write of {}.{} was sent and its answer lost ({}); holding its lock for {} ms after the "
                 + "metastore answers, so that a write still under way there lands under it", database, table,
                 failure.getMessage(), boundMs);
+        if (!heartbeatUntil(table, lock, boundMs, "after this instance's write of it lost its answer", failure)) {
+            log.warn("Interrupted while holding the lock of {}.{} after a write that lost its answer; the lock "
+                    + "is left to go stale", database, table);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Heartbeats the lock, a heartbeat that fails tried again, until one answers at least {@code holdMs} from now.
+     *
+     * @param when when the lock had to hold, for the message
+     * @return false if interrupted meanwhile
+     * @throws LockBrokenException if the lock is gone, or no heartbeat answered for {@value #MAX_VERIFY_MS} ms beyond
+     *     {@code holdMs}
+     */
+    private boolean heartbeatUntil(String table, long lock, long holdMs, String when, Throwable cause) {
+        long started = System.nanoTime();
         while (true) {
             long waitedMs = (System.nanoTime() - started) / 1_000_000;
             try {
                 if (!metastore.heartbeatLock(lock)) {
-                    throw broken(table, "was broken by another writer after this instance's write of it lost its "
-                            + "answer", failure);
+                    throw broken(table, "was broken by another writer " + when, cause);
                 }
-                if (waitedMs >= boundMs) {
+                if (waitedMs >= holdMs) {
                     return true;
                 }
             } catch (MetastoreException unanswered) {
-                if (waitedMs >= boundMs + MAX_VERIFY_MS) {
-                    throw broken(table, "could not be shown to have held after this instance's write of it lost its "
-                            + "answer (the metastore did not answer for " + waitedMs + " ms)", failure);
+                if (waitedMs >= holdMs + MAX_VERIFY_MS) {
+                    throw broken(table, "could not be shown to have held " + when + " (the metastore did not "
+                            + "answer for " + waitedMs + " ms)", cause == null ? unanswered : cause);
                 }
             }
-            if (!Pause.of(Math.max(50, Math.min(2_000, boundMs / 4)))) {
-                log.warn("Interrupted while holding the lock of {}.{} after a write that lost its answer; the lock "
-                        + "is left to go stale", database, table);
+            if (!Pause.of(Math.max(50, Math.min(2_000, locks.staleAfterMs() / 4)))) {
                 return false;
             }
         }

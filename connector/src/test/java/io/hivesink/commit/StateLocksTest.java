@@ -160,14 +160,13 @@ class StateLocksTest {
         });
         StateTables states = lockedStates(breaking, 300);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = NEXT;
 
         breakOnRead.set(true);
-        assertNull(states.write(stored, next), "not written: the write is refused as a conflict and read again");
+        assertNull(states.write(stored, NEXT), "not written: the write is refused as a conflict and read again");
         assertEquals(stored.version(), states.read(0).version(), "the stored state is untouched");
         breakOnRead.set(false);
-        assertNotNull(states.write(stored, next));
-        assertEquals(next, states.read(0).state());
+        assertNotNull(states.write(stored, NEXT));
+        assertEquals(NEXT, states.read(0).state());
     }
 
     @Test
@@ -181,15 +180,14 @@ class StateLocksTest {
         });
         StateTables states = lockedStates(late, 300);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = NEXT;
 
         breakDuringWrite.set(true);
-        TaskFencedException e = assertThrows(LockBrokenException.class, () -> states.write(stored, next));
+        TaskFencedException e = assertThrows(LockBrokenException.class, () -> states.write(stored, NEXT));
         assertTrue(e.getMessage().contains("was broken by another writer while this instance's write")
                 && e.getMessage().contains("hive.metastore.lock.stale.ms"), e.getMessage());
         breakDuringWrite.set(false);
         StateTables.Stored now = states.read(0);
-        assertNotNull(states.write(now, next.withIntent(null)), "a lock kept through the write: no alarm");
+        assertNotNull(states.write(now, NEXT.withIntent(null)), "a lock kept through the write: no alarm");
     }
 
     @Test
@@ -207,11 +205,10 @@ class StateLocksTest {
         });
         StateTables states = lockedStates(lossy, 300);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = NEXT;
 
         loseAnswer.set(true);
         long started = System.nanoTime();
-        MetastoreException lost = assertThrows(MetastoreException.class, () -> states.write(stored, next));
+        MetastoreException lost = assertThrows(MetastoreException.class, () -> states.write(stored, NEXT));
         assertTrue(lost.getMessage().contains("the answer was lost"),
                 lost.getMessage());
         assertTrue((System.nanoTime() - started) / 1_000_000 >= 300, "the lock was held a bound after the failure");
@@ -221,7 +218,7 @@ class StateLocksTest {
         loseAnswer.set(true);
         breakLock.set(true);
         LockBrokenException broken = assertThrows(LockBrokenException.class,
-                () -> states.write(now, next.withIntent(new TaskState.Intent("b1", "file:///m"))));
+                () -> states.write(now, NEXT.withIntent(new TaskState.Intent("b1", "file:///m"))));
         assertTrue(broken.getMessage().contains("was broken by another writer after this instance's write"),
                 broken.getMessage());
     }
@@ -263,14 +260,13 @@ class StateLocksTest {
         });
         StateTables states = lockedStates(failing, 60_000);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = NEXT;
         for (RuntimeException e : List.of(
                 new MetastoreUnreachableException("injected: no metastore answered the connection", null),
                 new MetastoreException("injected: the metastore answered: deadlock found, try again", null),
                 new MetastoreRefusedException("injected: the metastore answered: value too long", null))) {
             failure.set(e);
             long started = System.nanoTime();
-            assertThrows(MetastoreException.class, () -> states.write(stored, next));
+            assertThrows(MetastoreException.class, () -> states.write(stored, NEXT));
             assertTrue((System.nanoTime() - started) / 1_000_000 < 5_000,
                     "nothing can land later: not held for the bound (" + e.getMessage() + ")");
             assertEquals(List.of(), metastore.locksOn("db", states.tableName(0)), "released");
@@ -287,11 +283,10 @@ class StateLocksTest {
         });
         StateTables states = lockedStates(lossy, 60_000);
         StateTables.Stored stored = states.readOrCreate(0);
-        TaskState next = NEXT;
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread writer = new Thread(() -> {
             try {
-                states.write(stored, next);
+                states.write(stored, NEXT);
             } catch (RuntimeException e) {
                 thrown.set(e);
             }
