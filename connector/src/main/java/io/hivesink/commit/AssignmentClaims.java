@@ -3,6 +3,7 @@ package io.hivesink.commit;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,6 +38,8 @@ final class AssignmentClaims {
     private final TaskRun run;
     private final AbandonedStaging abandoned;
     private long firstBackoffMs = 200;
+    /** The probation of the last claim's partitions, if any ({@link ProbationTerm}). */
+    private Map<TopicPartition, ProbationTerm> probation = Map.of();
 
     AssignmentClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run,
             AbandonedStaging abandoned) {
@@ -95,10 +98,13 @@ final class AssignmentClaims {
                     changed = true;
                 }
             }
+            Map<Integer, StateTables.Stored> released = new HashMap<>();
             for (StateTables.Stored state : all.values()) {
                 if (!changed && state.task() != run.task() && state.state().ownsAny(partitions)) {
-                    changed = states.write(state, state.state().released(partitions)) == null;
+                    StateTables.Stored written = states.write(state, state.state().released(partitions));
+                    changed = written == null;
                     if (!changed) {
+                        released.put(state.task(), written); // as written: with a lock broken on the way, if one was
                         log.info("Task {} of {} takes {} over from task {}", run.task(), run.connector(),
                                 ownedOf(state.state(), partitions), state.task());
                     }
@@ -107,13 +113,16 @@ final class AssignmentClaims {
             if (changed) {
                 continue; // read again what the writes above changed
             }
+            all.putAll(released);
             Map<TopicPartition, Long> offsets = committedOffsets(all.values(), partitions);
             StateTables.Stored mine = all.get(run.task());
+            Map<TopicPartition, ProbationTerm> terms = probation(all, partitions); // before the write records a break
             StateTables.Stored next = states.write(mine, mine.state().claimed(run.instance(), partitions, offsets));
             if (next == null) {
                 continue;
             }
             own.set(next);
+            probation = terms;
             int discarded = discardAbandonedBatches();
             log.info("Task {} of {} claimed {} partitions in {} ms ({} state tables read, {} interrupted batches "
                     + "rolled forward, {} abandoned staged batches removed); resuming at {}", run.task(),
@@ -124,6 +133,66 @@ final class AssignmentClaims {
         throw new MetastoreException("Task " + run.task() + " of " + run.connector() + " could not claim "
                 + partitions + ": its state kept changing under it in " + OwnState.MAX_CONFLICTS + " attempts.",
                 null);
+    }
+
+    /** The probation of the last claim's partitions; those absent take records at once. */
+    Map<TopicPartition, ProbationTerm> probation() {
+        return probation;
+    }
+
+    /**
+     * Which of the claimed partitions wait before they take records: where locks fence, those a state whose lock was
+     * broken less than a bound ago holds (owned or released), and all of them if that state is this task's own.
+     */
+    private Map<TopicPartition, ProbationTerm> probation(Map<Integer, StateTables.Stored> all,
+            Collection<TopicPartition> partitions) {
+        long boundMs = states.lateWriteBoundMs();
+        if (boundMs <= 0) {
+            return Map.of();
+        }
+        long now = System.currentTimeMillis();
+        StateTables.Stored mine = all.get(run.task());
+        String displaced = run.instance().equals(mine.state().owner()) ? null : mine.state().owner();
+        Map<TopicPartition, ProbationTerm> terms = new HashMap<>();
+        for (StateTables.Stored state : all.values()) {
+            long brokenAt = states.lockBrokenAt(state);
+            long leftMs = brokenAt < 0 ? 0 : Math.min(boundMs, brokenAt + boundMs - now); // no break in the future
+            if (leftMs <= 0) {
+                continue;
+            }
+            for (TopicPartition tp : partitions) {
+                if (state.task() == run.task() || state.state().partitions().containsKey(tp)) {
+                    terms.merge(tp, new ProbationTerm(leftMs, displaced), ProbationTerm::longer);
+                }
+            }
+        }
+        return terms;
+    }
+
+    /**
+     * Checks a claim again at the end of its partitions' probation, in one read of the states.
+     *
+     * @param displaced the instance of this task the claim took over ({@link ProbationTerm#displacedOwner}), or null
+     * @throws TaskFencedException if another instance of this task, not the one the claim displaced, owns it now
+     */
+    Recheck recheck(Collection<TopicPartition> partitions, String displaced) {
+        Map<Integer, StateTables.Stored> all = states.readAll();
+        TaskState mine = all.get(run.task()).state();
+        if (!run.instance().equals(mine.owner())) {
+            if (displaced != null && displaced.equals(mine.owner())) {
+                return new Recheck(Set.of(), Set.copyOf(partitions), Set.of(), Map.of());
+            }
+            throw new TaskFencedException("Task " + run.task() + " of " + run.connector() + " was fenced while its "
+                    + "claim of " + partitions + " waited: another instance (" + mine.owner() + ") runs it now.");
+        }
+        Set<TopicPartition> passed = new HashSet<>();
+        Set<TopicPartition> undone = new HashSet<>();
+        Set<TopicPartition> lost = new HashSet<>();
+        for (TopicPartition tp : partitions) {
+            boolean otherOwns = all.values().stream().anyMatch(s -> s.task() != run.task() && s.state().owns(tp));
+            (!mine.owns(tp) ? lost : otherOwns ? undone : passed).add(tp);
+        }
+        return new Recheck(passed, undone, lost, committedOffsets(all.values(), passed));
     }
 
     /**

@@ -120,6 +120,19 @@ public final class ExactlyOnceCommitter {
         return claims.claim(partitions);
     }
 
+    /**
+     * The partitions of the last claim that wait before they take records, and for how long: where locks fence, a
+     * write sent under a lock broken less than a bound ago may still undo the claim ({@link ProbationTerm}).
+     */
+    public Map<TopicPartition, ProbationTerm> probation() {
+        return claims.probation();
+    }
+
+    /** Checks a claim again once its partitions' probation ended ({@link Recheck}). */
+    public Recheck recheck(Collection<TopicPartition> partitions, String displacedOwner) {
+        return claims.recheck(partitions, displacedOwner);
+    }
+
     /** Tests wait less. */
     void claimFirstBackoffMs(long ms) {
         claims.firstBackoffMs(ms);

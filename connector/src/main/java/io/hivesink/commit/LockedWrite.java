@@ -1,5 +1,8 @@
 package io.hivesink.commit;
 
+import java.util.HashMap;
+import java.util.Map;
+
 import org.apache.hadoop.hive.metastore.api.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,17 +58,19 @@ final class LockedWrite {
         long lock = locks.acquire(name);
         boolean release = true;
         try {
-            String stored = metastore.getTable(database, name).map(t -> t.getParameters().get(versionKey))
-                    .orElseThrow(() -> new MetastoreException("The state table " + database + "." + name
-                            + " has disappeared from the metastore.", null));
-            if (!stored.equals(expectedVersion)) {
+            Table stored = metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("The state "
+                    + "table " + database + "." + name + " has disappeared from the metastore.", null));
+            long brokenAt = locks.brokenAt(name);
+            if (!stored.getParameters().get(versionKey).equals(expectedVersion)) {
+                if (brokenAt >= 0) { // the break goes on the state as it stands, for whoever reads it next
+                    writeUnderLock(lock, stamped(stored, versionKey, brokenAt), brokenAt);
+                }
                 return false;
             }
-            boolean written = metastore.alterTableUnderLock(lock, table, false); // heartbeat and write in one step
-            if (written) {
-                requireHeldThroughWrite(name, lock);
+            if (brokenAt >= 0) {
+                table.getParameters().put(StateTables.LOCK_BROKEN_AT, Long.toString(brokenAt));
             }
-            return written;
+            return writeUnderLock(lock, table, brokenAt);
         } catch (MetastoreAnswerLostException e) {
             // the write may still land: not while another writer holds the lock. A failure before the write went
             // out, or one the metastore answered (after its own retries), leaves nothing under way
@@ -76,6 +81,30 @@ final class LockedWrite {
                 locks.release(lock);
             }
         }
+    }
+
+    /** Heartbeats the lock and writes in one step; a write that landed must have held its lock throughout. */
+    private boolean writeUnderLock(long lock, Table table, long brokenAt) {
+        boolean written = metastore.alterTableUnderLock(lock, table, false);
+        if (written) {
+            locks.recorded(table.getTableName(), brokenAt);
+            requireHeldThroughWrite(table.getTableName(), lock);
+        }
+        return written;
+    }
+
+    /**
+     * The state as stored, stamped with the time this instance broke a lock on it ({@link StateTables#LOCK_BROKEN_AT})
+     * and a version of its own, so that a writer that read it before the stamp writes again over it only after
+     * reading it again.
+     */
+    private static Table stamped(Table stored, String versionKey, long brokenAt) {
+        Table table = stored.deepCopy();
+        Map<String, String> params = new HashMap<>(table.getParameters());
+        params.put(StateTables.LOCK_BROKEN_AT, Long.toString(brokenAt));
+        params.put(versionKey, params.get(versionKey) + "+broken-" + brokenAt);
+        table.setParameters(params);
+        return table;
     }
 
     /**

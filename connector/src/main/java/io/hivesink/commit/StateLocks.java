@@ -57,6 +57,11 @@ final class StateLocks {
     private volatile long waitMs;
     /** The locks this instance holds now: any other lock of its agent info is one it left behind. */
     private final Set<Long> held = ConcurrentHashMap.newKeySet();
+    /**
+     * The tables on which this instance broke a lock, and when (epoch ms), until a write of that table records it
+     * ({@link #brokenAt}): the break is stamped on the state, for every later claimer to see.
+     */
+    private final Map<String, Long> broken = new ConcurrentHashMap<>();
 
     /**
      * @param instance the task instance that takes the locks
@@ -83,6 +88,16 @@ final class StateLocks {
     void staleAfterMs(long ms) {
         this.staleAfterMs = ms;
         this.waitMs = waitMs(ms);
+    }
+
+    /** When this instance broke a lock on the table that no write of it has recorded yet; -1 if none. */
+    long brokenAt(String table) {
+        return broken.getOrDefault(table, -1L);
+    }
+
+    /** A write of the table recorded the break at {@code at} ({@link #brokenAt}). */
+    void recorded(String table, long at) {
+        broken.remove(table, at);
     }
 
     /**
@@ -195,6 +210,7 @@ final class StateLocks {
                                 : "waiting", since(lock), nowMs - silence.sinceMs);
                 metastore.unlock(lock.id());
                 watched.remove(lock.id());
+                broken.put(table, System.currentTimeMillis());
             }
         }
     }

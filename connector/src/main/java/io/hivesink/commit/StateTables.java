@@ -49,6 +49,11 @@ public final class StateTables {
     static final String TABLES_DATABASE = "hive-sink.tables-database";
     /** The connector's own name: two names that become one table name in Hive must not share these tables. */
     static final String CONNECTOR = "hive-sink.connector";
+    /**
+     * When a writer last broke a lock on this state (epoch ms, the breaker's clock): a write its holder sent before
+     * may still land over the state for a while, which a claim of its partitions waits out ({@link ProbationTerm}).
+     */
+    static final String LOCK_BROKEN_AT = "hive-sink.lock-broken-at";
 
     private final Metastore metastore;
     private final String database;
@@ -201,6 +206,24 @@ public final class StateTables {
      */
     public long lateWriteBoundMs() {
         return fencing == Fencing.LOCKS ? locks.staleAfterMs() : 0;
+    }
+
+    /**
+     * When a lock on the state's table was last broken, as the state records it or as this instance did and has not
+     * recorded yet (epoch ms); -1 if never.
+     */
+    long lockBrokenAt(Stored state) {
+        Map<String, String> params = state.table().getParameters();
+        String recorded = params == null ? null : params.get(LOCK_BROKEN_AT);
+        long at = -1;
+        if (recorded != null) {
+            try {
+                at = Long.parseLong(recorded);
+            } catch (NumberFormatException e) {
+                at = -1; // not ours to read: no break recorded
+            }
+        }
+        return Math.max(at, locks.brokenAt(tableName(state.task())));
     }
 
     /** Settles the stale bound of the state locks: as configured, else from the metastore ({@link LockBound}). */

@@ -24,7 +24,9 @@ final class AssignmentPauses {
         /** Not claimed yet: the metastore could not be reached when it was assigned. */
         UNCLAIMED,
         /** Another task claimed it; Connect has not closed it yet ({@link TakenPartitions}). */
-        TAKEN
+        TAKEN,
+        /** Claimed, waiting to be checked again before its records are taken ({@link Probation}). */
+        PROBATION
     }
 
     private final Fetching flow;

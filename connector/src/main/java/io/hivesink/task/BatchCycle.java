@@ -113,7 +113,8 @@ public final class BatchCycle {
 
     /**
      * Claims the partitions whose claim was put off, once its next try is due, and those another task took that
-     * Connect still has assigned here long after ({@link TakenPartitions}).
+     * Connect still has assigned here long after ({@link TakenPartitions}); checks again the claims whose probation is
+     * over, taking the records of those that held and claiming again those that were undone ({@link Probation}).
      */
     private void claimPostponedIfDue() {
         if (claims.postponedDue()) {
@@ -124,6 +125,16 @@ public final class BatchCycle {
         if (!again.isEmpty()) {
             pipeline.settle();
             resumeLate(claims.claim(again));
+        }
+        Claims.Rechecked rechecked = claims.recheckDue();
+        if (rechecked != null) {
+            Claims.Claimed passed = rechecked.passed();
+            buffer.resumeAt(passed.committed()); // as claimed: nothing of them was taken meanwhile
+            positions.claimedLate(passed.partitions(), passed.committed());
+            if (!rechecked.claimAgain().isEmpty()) {
+                pipeline.settle();
+                resumeLate(claims.claim(rechecked.claimAgain()));
+            }
         }
     }
 

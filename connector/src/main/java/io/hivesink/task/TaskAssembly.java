@@ -172,7 +172,8 @@ public final class TaskAssembly implements AutoCloseable {
                 rejected);
         Claims claims = new Claims(parts.committer(), new OffsetsAhead(LogOffsets.of(context),
                 batch.resumeAheadFromLogStart(), parts.committer(), metrics),
-                new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), taken, pauses);
+                new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), taken, pauses,
+                new Probation(pauses, clock));
         BatchCloser closer = new BatchCloser(parts.buffer(), parts.flushPolicy(), pipeline, memory, metrics, clock);
         return new BatchCycle(parts.buffer(), closer, pipeline, positions, claims, memory, context::timeout, clock);
     }

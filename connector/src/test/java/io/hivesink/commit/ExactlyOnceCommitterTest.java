@@ -761,6 +761,21 @@ class ExactlyOnceCommitterTest {
         }
     }
 
+    /** A task's properties: its tables in {@code db}, partitioned by kind, under {@code dir}. */
+    static Map<String, String> props(Path dir, int taskId) {
+        Map<String, String> props = new HashMap<>();
+        props.put("name", "conn");
+        props.put("hive-sink.task.id", Integer.toString(taskId));
+        props.put("fs.url", "file:///");
+        props.put("warehouse.dir", dir.resolve("warehouse").toString());
+        props.put("staging.dir", dir.resolve("staging").toString());
+        props.put("hive.metastore.uris", "thrift://metastore.invalid:9083");
+        props.put("hive.database", "db");
+        props.put("state.database", "db");
+        props.put("partition.fields", "kind");
+        return props;
+    }
+
     /** One task instance: its buffer and committer, on the shared directory and metastore. */
     private final class Task {
         final BatchBuffer buffer;
@@ -776,16 +791,7 @@ class ExactlyOnceCommitterTest {
 
         Task(InMemoryMetastore metastore, int taskId, FaultInjector faults, boolean rejectBadRecords,
                 FileSystem fs) {
-            Map<String, String> props = new HashMap<>();
-            props.put("name", "conn");
-            props.put("hive-sink.task.id", Integer.toString(taskId));
-            props.put("fs.url", "file:///");
-            props.put("warehouse.dir", dir.resolve("warehouse").toString());
-            props.put("staging.dir", dir.resolve("staging").toString());
-            props.put("hive.metastore.uris", "thrift://metastore.invalid:9083");
-            props.put("hive.database", "db");
-            props.put("state.database", "db");
-            props.put("partition.fields", "kind");
+            Map<String, String> props = props(dir, taskId);
             props.put("format", format);
             props.put("avro.codec", "deflate");
             props.put("avro.sync.interval.bytes", "1024");

@@ -61,7 +61,7 @@ class ClaimsTest {
         AssignmentPauses pauses = rig.pauses();
         return new Claims(parts.committer(), new OffsetsAhead(LogOffsets.of(rig.context), false, parts.committer(),
                 rig.metrics(parts)), new PostponedClaims(pauses, now::get, 60_000),
-                new TakenPartitions(pauses, now::get), pauses);
+                new TakenPartitions(pauses, now::get), pauses, new Probation(pauses, now::get));
     }
 
     @Test
