@@ -40,6 +40,8 @@ final class AssignmentClaims {
     private long firstBackoffMs = 200;
     /** The probation of the last claim's partitions, if any ({@link ProbationTerm}). */
     private Map<TopicPartition, ProbationTerm> probation = Map.of();
+    /** The version of this instance's last claim of its state ({@link StateTables#CLAIM_VERSION}); -1 before. */
+    private long claimVersion = -1;
 
     AssignmentClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run,
             AbandonedStaging abandoned) {
@@ -116,13 +118,15 @@ final class AssignmentClaims {
             all.putAll(released);
             Map<TopicPartition, Long> offsets = committedOffsets(all.values(), partitions);
             StateTables.Stored mine = all.get(run.task());
-            Map<TopicPartition, ProbationTerm> terms = probation(all, partitions); // before the write records a break
-            StateTables.Stored next = states.write(mine, mine.state().claimed(run.instance(), partitions, offsets));
+            StateTables.Stored next = states.writeClaim(mine, mine.state().claimed(run.instance(), partitions,
+                    offsets));
             if (next == null) {
                 continue;
             }
             own.set(next);
-            probation = terms;
+            claimVersion = StateTables.claimVersion(next);
+            all.put(run.task(), next); // as written: with a lock broken on the way, if one was
+            probation = probation(all, partitions);
             int discarded = discardAbandonedBatches();
             log.info("Task {} of {} claimed {} partitions in {} ms ({} state tables read, {} interrupted batches "
                     + "rolled forward, {} abandoned staged batches removed); resuming at {}", run.task(),
@@ -151,8 +155,6 @@ final class AssignmentClaims {
             return Map.of();
         }
         long now = System.currentTimeMillis();
-        StateTables.Stored mine = all.get(run.task());
-        String displaced = run.instance().equals(mine.state().owner()) ? null : mine.state().owner();
         Map<TopicPartition, ProbationTerm> terms = new HashMap<>();
         for (StateTables.Stored state : all.values()) {
             long brokenAt = states.lockBrokenAt(state);
@@ -162,7 +164,7 @@ final class AssignmentClaims {
             }
             for (TopicPartition tp : partitions) {
                 if (state.task() == run.task() || state.state().partitions().containsKey(tp)) {
-                    terms.merge(tp, new ProbationTerm(leftMs, displaced), ProbationTerm::longer);
+                    terms.merge(tp, new ProbationTerm(leftMs), ProbationTerm::longer);
                 }
             }
         }
@@ -170,20 +172,22 @@ final class AssignmentClaims {
     }
 
     /**
-     * Checks a claim again at the end of its partitions' probation, in one read of the states.
+     * Checks a claim again at the end of its partitions' probation, in one read of the states. This task's state owned
+     * by another instance of it is undone if it holds an older claim than this instance's (a late write of an earlier
+     * instance put it back): the partitions are claimed again. If it holds a newer one, this instance is the zombie.
      *
-     * @param displaced the instance of this task the claim took over ({@link ProbationTerm#displacedOwner}), or null
-     * @throws TaskFencedException if another instance of this task, not the one the claim displaced, owns it now
+     * @throws TaskFencedException if another instance of this task claimed it since this one did
      */
-    Recheck recheck(Collection<TopicPartition> partitions, String displaced) {
+    Recheck recheck(Collection<TopicPartition> partitions) {
         Map<Integer, StateTables.Stored> all = states.readAll();
-        TaskState mine = all.get(run.task()).state();
+        StateTables.Stored stored = all.get(run.task());
+        TaskState mine = stored.state();
         if (!run.instance().equals(mine.owner())) {
-            if (displaced != null && displaced.equals(mine.owner())) {
+            if (StateTables.claimVersion(stored) < claimVersion) {
                 return new Recheck(Set.of(), Set.copyOf(partitions), Set.of(), Map.of());
             }
             throw new TaskFencedException("Task " + run.task() + " of " + run.connector() + " was fenced while its "
-                    + "claim of " + partitions + " waited: another instance (" + mine.owner() + ") runs it now.");
+                    + "claim of " + partitions + " waited: another instance (" + mine.owner() + ") claimed it since.");
         }
         Set<TopicPartition> passed = new HashSet<>();
         Set<TopicPartition> undone = new HashSet<>();

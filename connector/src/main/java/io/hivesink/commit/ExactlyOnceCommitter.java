@@ -129,8 +129,8 @@ public final class ExactlyOnceCommitter {
     }
 
     /** Checks a claim again once its partitions' probation ended ({@link Recheck}). */
-    public Recheck recheck(Collection<TopicPartition> partitions, String displacedOwner) {
-        return claims.recheck(partitions, displacedOwner);
+    public Recheck recheck(Collection<TopicPartition> partitions) {
+        return claims.recheck(partitions);
     }
 
     /** Tests wait less. */

@@ -58,10 +58,9 @@ final class LockedWrite {
         long lock = locks.acquire(name);
         boolean release = true;
         try {
-            Table stored = metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("The state "
-                    + "table " + database + "." + name + " has disappeared from the metastore.", null));
+            Table stored = read(name);
             long brokenAt = locks.brokenAt(name);
-            if (!stored.getParameters().get(versionKey).equals(expectedVersion)) {
+            if (!stored.getParameters().getOrDefault(versionKey, "0").equals(expectedVersion)) {
                 if (brokenAt >= 0) { // the break goes on the state as it stands, for whoever reads it next
                     writeUnderLock(lock, stamped(stored, versionKey, brokenAt), brokenAt);
                 }
@@ -83,6 +82,38 @@ final class LockedWrite {
         }
     }
 
+    /**
+     * Takes the table's lock and lets it go, breaking locks left behind on the way: a lock it broke is stamped on the
+     * state at once ({@link StateTables#LOCK_BROKEN_AT}), before another task's claim reads it. A stamp that fails
+     * (the metastore blinked) is made by this instance's next write of the state.
+     */
+    void recordBreak(String name) {
+        long lock = locks.acquire(name);
+        boolean release = true;
+        try {
+            long brokenAt = locks.brokenAt(name);
+            if (brokenAt >= 0) {
+                writeUnderLock(lock, stamped(read(name), StateTables.VERSION, brokenAt), brokenAt);
+            }
+        } catch (MetastoreAnswerLostException e) {
+            release = holdThroughLateWrite(name, lock, e);
+            log.warn("Could not record on {}.{} the lock this instance broke; its next write will: {}", database,
+                    name, e.getMessage());
+        } catch (MetastoreException e) {
+            log.warn("Could not record on {}.{} the lock this instance broke; its next write will: {}", database,
+                    name, e.getMessage());
+        } finally {
+            if (release) {
+                locks.release(lock);
+            }
+        }
+    }
+
+    private Table read(String name) {
+        return metastore.getTable(database, name).orElseThrow(() -> new MetastoreException("The state table "
+                + database + "." + name + " has disappeared from the metastore.", null));
+    }
+
     /** Heartbeats the lock and writes in one step; a write that landed must have held its lock throughout. */
     private boolean writeUnderLock(long lock, Table table, long brokenAt) {
         boolean written = metastore.alterTableUnderLock(lock, table, false);
@@ -98,11 +129,12 @@ final class LockedWrite {
      * and a version of its own, so that a writer that read it before the stamp writes again over it only after
      * reading it again.
      */
-    private static Table stamped(Table stored, String versionKey, long brokenAt) {
+    private Table stamped(Table stored, String versionKey, long brokenAt) {
         Table table = stored.deepCopy();
         Map<String, String> params = new HashMap<>(table.getParameters());
         params.put(StateTables.LOCK_BROKEN_AT, Long.toString(brokenAt));
-        params.put(versionKey, params.get(versionKey) + "+broken-" + brokenAt);
+        long counter = StateTables.counter(params.getOrDefault(versionKey, "0")) + 1;
+        params.put(versionKey, counter + ":" + writer + ":broken-" + brokenAt);
         table.setParameters(params);
         return table;
     }

@@ -12,10 +12,8 @@ package io.hivesink.commit;
  * short of one later than about two bounds after its holder's last heartbeat.
  *
  * @param msLeft how long from the claim until the check
- * @param displacedOwner the instance of this same task whose state the claim took over, if the break was on this
- *     task's own state (its late write makes it owner again); null otherwise
  */
-public record ProbationTerm(long msLeft, String displacedOwner) {
+public record ProbationTerm(long msLeft) {
 
     /** The longer of two terms for the same partition. */
     static ProbationTerm longer(ProbationTerm a, ProbationTerm b) {

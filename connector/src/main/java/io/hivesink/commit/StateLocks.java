@@ -2,6 +2,7 @@ package io.hivesink.commit;
 
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
@@ -150,6 +151,7 @@ final class StateLocks {
                 throw new MetastoreException("The lock on " + database + "." + table + " ended " + state
                         + " instead of being granted", null);
             }
+            noteBrokenAhead(table, watched);
             held.add(id);
             return id;
         } catch (RuntimeException e) {
@@ -180,10 +182,29 @@ final class StateLocks {
         return Math.max(50, Math.min(1_000, staleAfterMs / 4));
     }
 
+    /**
+     * Granted after a hive-sink lock ahead of ours was silent for half the bound or more: another writer waiting
+     * beside this one most likely broke it, and its holder's write may still land. This writer records the break as
+     * its own ({@link #brokenAt}), so that its write, the first under the table's next lock, carries it.
+     */
+    private void noteBrokenAhead(String table, Map<Long, Silence> watched) {
+        if (!broken.containsKey(table) && watched.values().stream()
+                .anyMatch(silence -> silence.silentMs >= staleAfterMs / 2)) {
+            log.info("A hive-sink lock on {}.{} that showed no sign of life for half the stale bound or more went "
+                    + "before this writer's was granted: taken for broken", database, table);
+            broken.put(table, System.currentTimeMillis());
+        }
+    }
+
     /** Releases the locks ahead of ours that are left behind: our own instance's, or silent for the bound. */
     private void releaseLeftovers(String table, long ours, Map<Long, Silence> watched) {
         long nowMs = System.nanoTime() / 1_000_000;
-        for (TableLock lock : metastore.locksOn(database, table)) {
+        List<TableLock> locks = metastore.locksOn(database, table);
+        // the metastore's clock, as ours shows it (checking it heartbeats it): the silence of a lock ahead, before
+        // this writer first saw it
+        long metastoreNowMs = locks.stream().filter(lock -> lock.id() == ours).mapToLong(TableLock::lastHeartbeatMs)
+                .findFirst().orElse(0);
+        for (TableLock lock : locks) {
             if (lock.id() >= ours || lock.state() == TableLock.State.ENDED) {
                 continue; // only the locks queued before ours keep it waiting
             }
@@ -198,10 +219,15 @@ final class StateLocks {
                 continue; // not hive-sink's: a Hive query's lock (heartbeat through its transaction, if at all, every
                 // few minutes) is waited for, never broken
             }
+            long ageMs = metastoreNowMs > 0 && lock.lastHeartbeatMs() > 0 ? metastoreNowMs - lock.lastHeartbeatMs()
+                    : 0;
             Silence silence = watched.get(lock.id());
             if (silence == null || silence.heartbeatMs != lock.lastHeartbeatMs()) {
-                watched.put(lock.id(), new Silence(lock.lastHeartbeatMs(), nowMs));
-            } else if (nowMs - silence.sinceMs >= staleAfterMs) {
+                watched.put(lock.id(), new Silence(lock.lastHeartbeatMs(), nowMs, Math.max(0, ageMs)));
+            } else if (nowMs - silence.sinceMs < staleAfterMs) {
+                watched.put(lock.id(), new Silence(silence.heartbeatMs, silence.sinceMs,
+                        Math.max(nowMs - silence.sinceMs, ageMs)));
+            } else {
                 log.warn("Breaking {} on {}.{}, {} {}: no sign of life for {} ms while this task waited (a live "
                         + "holder keeps a state lock for milliseconds). A worker stopped inside a locked write "
                         + "leaves such a lock, and this metastore does not time locks out (it would with "
@@ -280,8 +306,11 @@ final class StateLocks {
         }
     }
 
-    /** A lock ahead of ours, watched: its heartbeat, unchanged since this (monotonic) time. */
-    private record Silence(long heartbeatMs, long sinceMs) {
+    /**
+     * A lock ahead of ours, watched: its heartbeat, unchanged since this (monotonic) time, and the longest silence seen
+     * of it (by this writer's watch, or by the age of its heartbeat on the metastore's clock).
+     */
+    private record Silence(long heartbeatMs, long sinceMs, long silentMs) {
     }
 
     /** A live holder kept the lock for the whole wait, or a holder that is not hive-sink's, live or not. */

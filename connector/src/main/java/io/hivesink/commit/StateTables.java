@@ -54,6 +54,12 @@ public final class StateTables {
      * may still land over the state for a while, which a claim of its partitions waits out ({@link ProbationTerm}).
      */
     static final String LOCK_BROKEN_AT = "hive-sink.lock-broken-at";
+    /**
+     * The version the state had when an instance of its task last claimed it. A write that reaches the metastore late
+     * puts back an older claim's, a claim made since a newer one's: which tells a claim undone by a late write from
+     * one a newer instance made ({@link AssignmentClaims#recheck}).
+     */
+    static final String CLAIM_VERSION = "hive-sink.claim-version";
 
     private final Metastore metastore;
     private final String database;
@@ -174,7 +180,23 @@ public final class StateTables {
      * @return the new stored state, or null if another writer changed it first
      */
     public Stored write(Stored current, TaskState next) {
-        Table table = withVersion(current, counter(current.version()) + 1, Long.toString(++writes));
+        return write(current, next, false);
+    }
+
+    /**
+     * As {@link #write}, for a claim of this task's own state: the state records the claim's version
+     * ({@link #CLAIM_VERSION}), which every later write of it keeps until the next claim.
+     */
+    Stored writeClaim(Stored current, TaskState next) {
+        return write(current, next, true);
+    }
+
+    private Stored write(Stored current, TaskState next, boolean claim) {
+        long counter = counter(current.version()) + 1;
+        Table table = withVersion(current, counter, Long.toString(++writes));
+        if (claim) {
+            table.getParameters().put(CLAIM_VERSION, Long.toString(counter));
+        }
         StateParameters.encode(next, table.getParameters());
         table.getParameters().put(CONNECTOR, deployment.connector()); // a table made before it was recorded
         boolean written = fencing == Fencing.LOCKS ? lockedWrite.write(table, VERSION, current.version())
@@ -213,17 +235,22 @@ public final class StateTables {
      * recorded yet (epoch ms); -1 if never.
      */
     long lockBrokenAt(Stored state) {
+        return Math.max(longParameter(state, LOCK_BROKEN_AT), locks.brokenAt(tableName(state.task())));
+    }
+
+    /** The version of the state's last claim ({@link #CLAIM_VERSION}); -1 if none is recorded. */
+    static long claimVersion(Stored state) {
+        return longParameter(state, CLAIM_VERSION);
+    }
+
+    private static long longParameter(Stored state, String key) {
         Map<String, String> params = state.table().getParameters();
-        String recorded = params == null ? null : params.get(LOCK_BROKEN_AT);
-        long at = -1;
-        if (recorded != null) {
-            try {
-                at = Long.parseLong(recorded);
-            } catch (NumberFormatException e) {
-                at = -1; // not ours to read: no break recorded
-            }
+        String value = params == null ? null : params.get(key);
+        try {
+            return value == null ? -1 : Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return -1; // not ours to read: none recorded
         }
-        return Math.max(at, locks.brokenAt(tableName(state.task())));
     }
 
     /** Settles the stale bound of the state locks: as configured, else from the metastore ({@link LockBound}). */
@@ -253,7 +280,7 @@ public final class StateTables {
      */
     public LockProblem lockProblem(int task) {
         try {
-            locks.release(locks.acquire(tableName(task)));
+            lockedWrite.recordBreak(tableName(task)); // a lock it broke goes on the state before anyone claims
             return null;
         } catch (StateLocks.LockHeldException e) {
             return new LockProblem(true, e.foreign(), e.getMessage());
@@ -353,7 +380,8 @@ public final class StateTables {
         return table;
     }
 
-    private static long counter(String version) {
+    /** The counter a version starts with: each write of a state adds one to the one it read. */
+    static long counter(String version) {
         if (version == null || version.isEmpty()) {
             return 0;
         }

@@ -151,6 +151,7 @@ public final class BatchCycle {
         try {
             positions.deliveryStarts(claims.waiting());
             claimPostponedIfDue();
+            positions.waiting(claims.waiting()); // a claim made just now may have put its partitions on probation
             pipeline.commitIfDone();
             Predicate<SinkRecord> ahead = buffer::isAhead;
             for (SinkRecord record : records) {

@@ -119,7 +119,7 @@ final class Claims {
         }
         Recheck recheck;
         try {
-            recheck = committer.recheck(due, probation.displacedOwner(due));
+            recheck = committer.recheck(due);
         } catch (RetriableException e) {
             probation.checkFailed(due, e);
             return null;

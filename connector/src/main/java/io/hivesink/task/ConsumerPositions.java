@@ -70,9 +70,17 @@ final class ConsumerPositions {
         skippedInDelivery.clear();
         staleInDelivery.clear();
         staleInDelivery.putAll(soughtSinceTaken);
-        skippedInDelivery.addAll(unclaimed);
-        unclaimed.forEach(tp -> skippedFrom.putIfAbsent(tp, -1L));
+        waiting(unclaimed);
         seekDeferred();
+    }
+
+    /**
+     * The partitions wait for a claim, or for its check: the rest of their records in this delivery are not taken
+     * (called again once the delivery's claims are made: one may have put a partition on probation).
+     */
+    void waiting(Set<TopicPartition> partitions) {
+        skippedInDelivery.addAll(partitions);
+        partitions.forEach(tp -> skippedFrom.putIfAbsent(tp, -1L));
     }
 
     /**

@@ -26,13 +26,10 @@ final class Probation {
     /** A check that failed (the metastore away) is tried again this much later. */
     static final long RETRY_MS = 5_000;
 
-    /** A partition on probation: when its check is due (the task's clock), and whom the claim displaced. */
-    private record Term(long dueMs, String displacedOwner) {
-    }
-
     private final AssignmentPauses pauses;
     private final LongSupplier clock;
-    private final Map<TopicPartition, Term> terms = new HashMap<>();
+    /** When each partition's check is due, on the task's clock. */
+    private final Map<TopicPartition, Long> terms = new HashMap<>();
 
     Probation(AssignmentPauses pauses, LongSupplier clock) {
         this.pauses = pauses;
@@ -45,7 +42,7 @@ final class Probation {
             return;
         }
         long now = clock.getAsLong();
-        claimed.forEach((tp, term) -> terms.put(tp, new Term(now + term.msLeft(), term.displacedOwner())));
+        claimed.forEach((tp, term) -> terms.put(tp, now + term.msLeft()));
         long longestMs = claimed.values().stream().mapToLong(ProbationTerm::msLeft).max().orElse(0);
         log.warn("Partitions {} were claimed from a task state whose metastore lock was broken less than the stale "
                 + "bound ago: a write its holder sent before may still land and undo the claim. Their records wait "
@@ -61,20 +58,14 @@ final class Probation {
     /** The partitions whose term is over, to be checked now. */
     List<TopicPartition> due() {
         long now = clock.getAsLong();
-        return sorted(terms.entrySet().stream().filter(e -> e.getValue().dueMs() <= now).map(Map.Entry::getKey)
+        return sorted(terms.entrySet().stream().filter(e -> e.getValue() <= now).map(Map.Entry::getKey)
                 .toList());
-    }
-
-    /** The instance of this task the claim of these partitions displaced, if any. */
-    String displacedOwner(Collection<TopicPartition> partitions) {
-        return partitions.stream().map(terms::get).filter(t -> t != null && t.displacedOwner() != null)
-                .map(Term::displacedOwner).findFirst().orElse(null);
     }
 
     /** The check could not be made: it is tried again a little later. */
     void checkFailed(Collection<TopicPartition> partitions, RuntimeException why) {
         long retryAt = clock.getAsLong() + RETRY_MS;
-        partitions.forEach(tp -> terms.computeIfPresent(tp, (p, t) -> new Term(retryAt, t.displacedOwner())));
+        partitions.forEach(tp -> terms.computeIfPresent(tp, (p, dueMs) -> retryAt));
         log.warn("Could not check again the claim of {}; they stay paused and it is tried again in {} ms: {}",
                 partitions, RETRY_MS, why.getMessage());
     }
@@ -88,7 +79,7 @@ final class Probation {
     /** How soon a term is over, or -1 if none runs. */
     long msUntilDue() {
         long now = clock.getAsLong();
-        return terms.values().stream().mapToLong(t -> Math.max(0, t.dueMs() - now)).min().orElse(-1);
+        return terms.values().stream().mapToLong(dueMs -> Math.max(0, dueMs - now)).min().orElse(-1);
     }
 
     /** The partitions closed: forgotten here; {@link AssignmentPauses#closed} lifts their pauses. */

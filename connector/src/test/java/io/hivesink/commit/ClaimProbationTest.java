@@ -79,11 +79,10 @@ class ClaimProbationTest {
         assertEquals(Map.of(EVENTS_0, 3L), claimer.committer.claim(List.of(EVENTS_0)), "its lock broken, released");
         ProbationTerm term = claimer.committer.probation().get(EVENTS_0);
         assertTrue(term != null && term.msLeft() > 0 && term.msLeft() <= BOUND_MS, "on probation: " + term);
-        assertNull(term.displacedOwner(), "another task's state was broken, not this task's");
 
         zombie.putStateParameters(withIntent); // the late write lands, over the release
         Thread.sleep(term.msLeft());
-        Recheck recheck = claimer.committer.recheck(List.of(EVENTS_0), null);
+        Recheck recheck = claimer.committer.recheck(List.of(EVENTS_0));
         assertEquals(Set.of(EVENTS_0), recheck.undone(), recheck.toString());
 
         assertEquals(Map.of(EVENTS_0, 6L), claimer.committer.claim(List.of(EVENTS_0)),
@@ -105,7 +104,7 @@ class ClaimProbationTest {
         claimer.committer.claim(List.of(EVENTS_0));
         assertEquals(Set.of(EVENTS_0), claimer.committer.probation().keySet());
         Thread.sleep(claimer.committer.probation().get(EVENTS_0).msLeft());
-        Recheck recheck = claimer.committer.recheck(List.of(EVENTS_0), null);
+        Recheck recheck = claimer.committer.recheck(List.of(EVENTS_0));
         assertEquals(new Recheck(Set.of(EVENTS_0), Set.of(), Set.of(), Map.of(EVENTS_0, 3L)), recheck);
     }
 
@@ -158,21 +157,61 @@ class ClaimProbationTest {
         Map<String, String> earlierState = earlier.stateParameters();
         earlier.silentLock();
 
-        Task current = started(0); // breaks the earlier instance's lock, at its start or at its claim
+        Task current = started(0); // breaks the earlier instance's lock at its start, and records it on the state
         current.committer.claim(List.of(EVENTS_0));
         ProbationTerm term = current.committer.probation().get(EVENTS_0);
-        assertEquals(earlier.instance, term.displacedOwner());
+        assertTrue(term != null, "a claim of its own state, whose lock it broke, waits");
 
         earlier.putStateParameters(earlierState); // its late write: it owns the task's state again
         Thread.sleep(term.msLeft());
-        assertEquals(Set.of(EVENTS_0), current.committer.recheck(List.of(EVENTS_0), term.displacedOwner()).undone());
+        assertEquals(Set.of(EVENTS_0), current.committer.recheck(List.of(EVENTS_0)).undone());
         assertEquals(Map.of(EVENTS_0, 3L), current.committer.claim(List.of(EVENTS_0)));
 
         Task newer = started(0);
         newer.committer.claim(List.of(EVENTS_0));
-        assertThrows(TaskFencedException.class,
-                () -> current.committer.recheck(List.of(EVENTS_0), term.displacedOwner()),
-                "a newer instance is not the one this claim displaced: this one is the zombie");
+        assertThrows(TaskFencedException.class, () -> current.committer.recheck(List.of(EVENTS_0)),
+                "a newer instance claimed it since: this one is the zombie");
+    }
+
+    @Test
+    void aLaterClaimOfTheSameRunFindsTheEarlierInstanceBackAndClaimsAgainRatherThanStop() throws Exception {
+        Task earlier = started(0);
+        earlier.committer.claim(List.of(EVENTS_0, EVENTS_1));
+        Map<String, String> earlierState = earlier.stateParameters();
+        earlier.silentLock();
+        Task current = started(0);
+        current.committer.claim(List.of(EVENTS_0));
+        current.committer.claim(List.of(EVENTS_1)); // assigned later, within the bound: on probation too
+        ProbationTerm term = current.committer.probation().get(EVENTS_1);
+        assertTrue(term != null);
+
+        earlier.putStateParameters(earlierState);
+        Thread.sleep(term.msLeft());
+        assertEquals(Set.of(EVENTS_1), current.committer.recheck(List.of(EVENTS_1)).undone(),
+                "undone by the earlier instance's late write, not fenced by a newer one");
+    }
+
+    @Test
+    void aBreakAtTheStartIsOnTheStateBeforeAnotherTaskClaimsFromIt() {
+        Task earlier = started(0);
+        earlier.committer.claim(List.of(EVENTS_0));
+        earlier.silentLock();
+        started(0); // the new instance of task 0 breaks the lock at its start, and claims nothing yet
+
+        Task other = started(1);
+        other.committer.claim(List.of(EVENTS_0));
+        assertEquals(Set.of(EVENTS_0), other.committer.probation().keySet(),
+                "the earlier instance's late write would undo this claim too");
+    }
+
+    @Test
+    void aBreakDuringTheClaimsOwnWriteIsItsProbation() {
+        Task earlier = started(0);
+        earlier.committer.claim(List.of(EVENTS_0));
+        Task current = started(0); // nothing to break yet
+        earlier.silentLock(); // the earlier instance, stuck inside a write of the state
+        current.committer.claim(List.of(EVENTS_0));
+        assertEquals(Set.of(EVENTS_0), current.committer.probation().keySet());
     }
 
     @Test
@@ -185,7 +224,7 @@ class ClaimProbationTest {
         assertEquals(Set.of(EVENTS_0), claimer.committer.probation().keySet());
 
         started(1).committer.claim(List.of(EVENTS_0)); // a rebalance moved it on
-        Recheck recheck = claimer.committer.recheck(List.of(EVENTS_0), null);
+        Recheck recheck = claimer.committer.recheck(List.of(EVENTS_0));
         assertEquals(Set.of(EVENTS_0), recheck.lost(), recheck.toString());
     }
 
@@ -201,8 +240,9 @@ class ClaimProbationTest {
 
         StateTables breaker = started(0).states();
         assertNull(breaker.write(read, read.state().released(List.of(EVENTS_0))), "a conflict: read again");
-        assertTrue(metastore.tables.get("db.hive_sink_state_conn_1").getParameters()
-                .containsKey(StateTables.LOCK_BROKEN_AT), "the break is on the state for the next reader");
+        Map<String, String> stamped = metastore.tables.get("db.hive_sink_state_conn_1").getParameters();
+        assertTrue(stamped.containsKey(StateTables.LOCK_BROKEN_AT), "the break is on the state for the next reader");
+        assertEquals(100, StateTables.counter(stamped.get(StateTables.VERSION)), "a version of its own, counted on");
     }
 
     private Task started(int task) {

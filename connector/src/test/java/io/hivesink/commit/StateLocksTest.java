@@ -52,6 +52,24 @@ class StateLocksTest {
     }
 
     @Test
+    void aWriterGrantedAfterASilentLockAheadWentTakesItForBrokenAndAnotherDoesNot() throws Exception {
+        for (long silentForMs : new long[] {800, 50}) {
+            long silent = metastore.requestExclusiveLock("db", "state_" + silentForMs, "hive-sink:conn-t1-stuck").id();
+            Thread breaker = new Thread(() -> { // another writer, waiting beside this one, breaks it
+                if (Pause.of(silentForMs)) {
+                    metastore.unlock(silent);
+                }
+            });
+            breaker.start();
+            StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 1_000, 10_000);
+            locks.release(locks.acquire("state_" + silentForMs));
+            breaker.join();
+            assertEquals(silentForMs > 500, locks.brokenAt("state_" + silentForMs) >= 0,
+                    "silent for " + silentForMs + " ms of a 1000 ms bound");
+        }
+    }
+
+    @Test
     void aLockThatIsNotHiveSinksIsWaitedForAndNeverBroken() {
         // a Hive query's lock on a table: its client heartbeats it every few minutes, if at all
         TableLock query = metastore.lock("hive", "db", "orders", "hive_20261126_query");
