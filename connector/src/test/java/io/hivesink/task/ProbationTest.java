@@ -98,6 +98,22 @@ class ProbationTest {
     }
 
     @Test
+    void aPostponedClaimMadeDuringADeliveryLetsNoneOfItsRecordsThroughOnProbation() throws Exception {
+        zombieWithLateIntent();
+        RecordingContext context = new RecordingContext();
+        Task live = rig.start(0, context, LOCKED, now::get);
+        rig.metastore.failingTableListings = 100; // the metastore restarts as the partition is assigned
+        live.open(context.assign(P0));
+        assertTrue(context.paused.contains(P0), "the claim is put off");
+        rig.metastore.failingTableListings = 0;
+
+        now.addAndGet(1_000);
+        live.put(records(P0, 2, 6)); // fetched before the pause: the put-off claim is made during this delivery
+        assertTrue(context.paused.contains(P0), "claimed, and on probation");
+        assertEquals(List.of(0L, 1L), rig.landedIds(), "none of this delivery's records of it taken");
+    }
+
+    @Test
     void aNewerInstanceFoundAtTheCheckStopsThisOne() throws Exception {
         zombieWithLateIntent();
         Task live = rig.start(0, new RecordingContext(), LOCKED, now::get);
