@@ -42,6 +42,8 @@ final class AssignmentClaims {
     private Map<TopicPartition, ProbationTerm> probation = Map.of();
     /** The version of this instance's last claim of its state ({@link StateTables#CLAIM_VERSION}); -1 before. */
     private long claimVersion = -1;
+    /** The earlier instances of this task whose state this instance's claims took over. */
+    private final Set<String> displaced = new HashSet<>();
 
     AssignmentClaims(StateTables states, BatchFinisher finisher, StagingArea staging, OwnState own, TaskRun run,
             AbandonedStaging abandoned) {
@@ -118,12 +120,16 @@ final class AssignmentClaims {
             all.putAll(released);
             Map<TopicPartition, Long> offsets = committedOffsets(all.values(), partitions);
             StateTables.Stored mine = all.get(run.task());
+            String before = mine.state().owner();
             StateTables.Stored next = states.writeClaim(mine, mine.state().claimed(run.instance(), partitions,
                     offsets));
             if (next == null) {
                 continue;
             }
             own.set(next);
+            if (before != null && !before.equals(run.instance())) {
+                displaced.add(before);
+            }
             claimVersion = StateTables.claimVersion(next);
             all.put(run.task(), next); // as written: with a lock broken on the way, if one was
             probation = probation(all, partitions);
@@ -173,8 +179,9 @@ final class AssignmentClaims {
 
     /**
      * Checks a claim again at the end of its partitions' probation, in one read of the states. This task's state owned
-     * by another instance of it is undone if it holds an older claim than this instance's (a late write of an earlier
-     * instance put it back): the partitions are claimed again. If it holds a newer one, this instance is the zombie.
+     * by another instance of it is undone if that is an instance this one displaced and the state holds an older claim
+     * than this instance's (its late write put it back): the partitions are claimed again. Otherwise this instance is
+     * the zombie.
      *
      * @throws TaskFencedException if another instance of this task claimed it since this one did
      */
@@ -183,7 +190,7 @@ final class AssignmentClaims {
         StateTables.Stored stored = all.get(run.task());
         TaskState mine = stored.state();
         if (!run.instance().equals(mine.owner())) {
-            if (StateTables.claimVersion(stored) < claimVersion) {
+            if (displaced.contains(mine.owner()) && StateTables.claimVersion(stored) < claimVersion) {
                 return new Recheck(Set.of(), Set.copyOf(partitions), Set.of(), Map.of());
             }
             throw new TaskFencedException("Task " + run.task() + " of " + run.connector() + " was fenced while its "
@@ -194,7 +201,8 @@ final class AssignmentClaims {
         Set<TopicPartition> lost = new HashSet<>();
         for (TopicPartition tp : partitions) {
             boolean otherOwns = all.values().stream().anyMatch(s -> s.task() != run.task() && s.state().owns(tp));
-            (!mine.owns(tp) ? lost : otherOwns ? undone : passed).add(tp);
+            // owned by none: a late write of this task's state dropped it (another task's claim takes it from here)
+            (otherOwns ? (mine.owns(tp) ? undone : lost) : mine.owns(tp) ? passed : undone).add(tp);
         }
         return new Recheck(passed, undone, lost, committedOffsets(all.values(), passed));
     }

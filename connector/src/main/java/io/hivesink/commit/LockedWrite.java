@@ -96,10 +96,16 @@ final class LockedWrite {
                 writeUnderLock(lock, stamped(read(name), StateTables.VERSION, brokenAt), brokenAt);
             }
         } catch (MetastoreAnswerLostException e) {
-            release = holdThroughLateWrite(name, lock, e);
+            try {
+                release = holdThroughLateWrite(name, lock, e);
+            } catch (LockBrokenException broken) {
+                log.warn("The lock of {}.{} was broken while its stamp was under way: {}", database, name,
+                        broken.getMessage());
+            }
             log.warn("Could not record on {}.{} the lock this instance broke; its next write will: {}", database,
                     name, e.getMessage());
-        } catch (MetastoreException e) {
+        } catch (MetastoreException | LockBrokenException e) {
+            // the lock API works; the break stays to record: whether the stamp landed or not, the next write stamps
             log.warn("Could not record on {}.{} the lock this instance broke; its next write will: {}", database,
                     name, e.getMessage());
         } finally {

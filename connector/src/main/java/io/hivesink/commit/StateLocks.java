@@ -183,9 +183,9 @@ final class StateLocks {
     }
 
     /**
-     * Granted after a hive-sink lock ahead of ours was silent for half the bound or more: another writer waiting
-     * beside this one most likely broke it, and its holder's write may still land. This writer records the break as
-     * its own ({@link #brokenAt}), so that its write, the first under the table's next lock, carries it.
+     * Granted after a granted hive-sink lock ahead of ours was silent for half the bound or more: another writer
+     * waiting beside this one most likely broke it, and its holder's write may still land. This writer records the
+     * break as its own ({@link #brokenAt}), so that its write, the first under the table's next lock, carries it.
      */
     private void noteBrokenAhead(String table, Map<Long, Silence> watched) {
         if (!broken.containsKey(table) && watched.values().stream()
@@ -222,11 +222,14 @@ final class StateLocks {
             long ageMs = metastoreNowMs > 0 && lock.lastHeartbeatMs() > 0 ? metastoreNowMs - lock.lastHeartbeatMs()
                     : 0;
             Silence silence = watched.get(lock.id());
+            // only a granted lock's holder can have a write under way: a waiting one's age says nothing
+            long writingAgeMs = lock.state() == TableLock.State.ACQUIRED ? Math.max(0, ageMs) : 0;
             if (silence == null || silence.heartbeatMs != lock.lastHeartbeatMs()) {
-                watched.put(lock.id(), new Silence(lock.lastHeartbeatMs(), nowMs, Math.max(0, ageMs)));
+                watched.put(lock.id(), new Silence(lock.lastHeartbeatMs(), nowMs, writingAgeMs));
             } else if (nowMs - silence.sinceMs < staleAfterMs) {
                 watched.put(lock.id(), new Silence(silence.heartbeatMs, silence.sinceMs,
-                        Math.max(nowMs - silence.sinceMs, ageMs)));
+                        lock.state() == TableLock.State.ACQUIRED ? Math.max(nowMs - silence.sinceMs, writingAgeMs)
+                                : 0));
             } else {
                 log.warn("Breaking {} on {}.{}, {} {}: no sign of life for {} ms while this task waited (a live "
                         + "holder keeps a state lock for milliseconds). A worker stopped inside a locked write "

@@ -22,6 +22,7 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hive.metastore.api.Table;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -189,6 +190,40 @@ class ClaimProbationTest {
         Thread.sleep(term.msLeft());
         assertEquals(Set.of(EVENTS_1), current.committer.recheck(List.of(EVENTS_1)).undone(),
                 "undone by the earlier instance's late write, not fenced by a newer one");
+    }
+
+    @Test
+    void aNewerInstanceWhoseStateHoldsAnOlderClaimVersionStillFencesThisOne() {
+        Task earlier = started(0);
+        earlier.committer.claim(List.of(EVENTS_0));
+        earlier.silentLock();
+        Task current = started(0);
+        current.committer.claim(List.of(EVENTS_0));
+        assertTrue(current.committer.probation().containsKey(EVENTS_0));
+
+        Task newer = started(0); // Connect started the task again elsewhere: this one is the zombie
+        newer.committer.claim(List.of(EVENTS_0));
+        Map<String, String> state = newer.stateParameters(); // as an older build, or an earlier late write, leaves it
+        state.put(StateTables.CLAIM_VERSION, "1");
+        newer.putStateParameters(state);
+        assertThrows(TaskFencedException.class, () -> current.committer.recheck(List.of(EVENTS_0)),
+                "not an instance this one displaced: fenced, whatever its claim version");
+    }
+
+    @Test
+    void aPartitionALateWriteDroppedFromThisTasksStateIsClaimedAgainNotTakenForLost() {
+        Task zombie = started(1);
+        zombie.committer.claim(List.of(EVENTS_0));
+        zombie.silentLock();
+        Task claimer = started(0);
+        claimer.committer.claim(List.of(EVENTS_0));
+        // a late write of this task's state, from a read before the claim: events-0 owned by nobody
+        Map<String, String> state = claimer.stateParameters();
+        Table table = metastore.tables.get("db.hive_sink_state_conn_0");
+        StateParameters.encode(StateParameters.decode(0, table).state().released(List.of(EVENTS_0)), state);
+        claimer.putStateParameters(state);
+        Recheck recheck = claimer.committer.recheck(List.of(EVENTS_0));
+        assertEquals(Set.of(EVENTS_0), recheck.undone(), recheck.toString());
     }
 
     @Test

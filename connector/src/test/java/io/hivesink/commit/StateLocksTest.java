@@ -70,6 +70,26 @@ class StateLocksTest {
     }
 
     @Test
+    void aWaitingLockAheadThatNeverHeartbeatIsNotTakenForBroken() throws Exception {
+        // a writer queued behind a live holder heartbeats only through its checks: nothing of it is under way
+        long held = metastore.requestExclusiveLock("db", "state_w", "hive-sink:conn-t1-alive").id();
+        long waiting = metastore.requestExclusiveLock("db", "state_w", "hive-sink:conn-t2-queued").id();
+        try (Heartbeats alive = new Heartbeats(held)) {
+            Thread done = new Thread(() -> {
+                if (Pause.of(800)) {
+                    metastore.unlock(waiting);
+                    metastore.unlock(alive.lockId);
+                }
+            });
+            done.start();
+            StateLocks locks = new StateLocks(metastore, "db", INSTANCE, 1_000, 10_000);
+            locks.release(locks.acquire("state_w"));
+            done.join();
+            assertEquals(-1, locks.brokenAt("state_w"));
+        }
+    }
+
+    @Test
     void aLockThatIsNotHiveSinksIsWaitedForAndNeverBroken() {
         // a Hive query's lock on a table: its client heartbeats it every few minutes, if at all
         TableLock query = metastore.lock("hive", "db", "orders", "hive_20261126_query");
