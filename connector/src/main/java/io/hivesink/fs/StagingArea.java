@@ -7,7 +7,6 @@ import java.nio.file.AccessDeniedException;
 import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -37,8 +36,12 @@ public final class StagingArea {
 
     /** The name of a batch's manifest in its staging directory. */
     static final String MANIFEST_NAME = "_manifest.avro";
-    /** The start-up probe's names in the staging directory ({@link Mover#probe}). */
-    static final String PROBE_PREFIX = "_probe-";
+    /**
+     * The start-up probe's name in the staging directory ({@link Mover#probe}). The same at every start of the task, so
+     * that the object a start killed inside its probe leaves is overwritten and removed by the next start. On HDFS a
+     * file a killed client left open is leased for a minute: a start meeting it waits as for any HDFS outage.
+     */
+    static final String PROBE_NAME = "_probe";
 
     private final FileSystem fs;
     private final Path root;
@@ -111,7 +114,7 @@ public final class StagingArea {
 
     /** Does in the staging directory, on a probe, what staging and moving a file do ({@link Mover#probe}). */
     private void probeWrite() throws IOException {
-        mover.probe(new Path(root, PROBE_PREFIX + UUID.randomUUID()));
+        mover.probe(new Path(root, PROBE_NAME));
     }
 
     private String endpoint() {
@@ -221,7 +224,7 @@ public final class StagingArea {
         }
         for (FileStatus batch : fs.listStatus(root)) {
             String id = batch.getPath().getName();
-            if (!id.startsWith(PROBE_PREFIX)) { // a probe a crash left: not a batch
+            if (!id.startsWith(PROBE_NAME)) { // a probe a crash left (or an older version's _probe-<uuid>): no batch
                 batches.put(id, batch.isDirectory() && fs.exists(manifestPath(id)));
             }
         }

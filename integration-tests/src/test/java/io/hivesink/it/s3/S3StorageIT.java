@@ -256,10 +256,13 @@ class S3StorageIT {
             S3Client client = s3a.getS3AInternals().getAmazonS3Client("start an upload as a crashed probe left it");
             client.createMultipartUpload(b -> b.bucket(BUCKET).key(key)); // a start killed inside its probe
             assertEquals(1, uploadsOf(client, key));
-            fs.create(new org.apache.hadoop.fs.Path(root, "_probe-left-by-a-crash")).close();
+            org.apache.hadoop.fs.Path probe = new org.apache.hadoop.fs.Path(root, "_probe");
+            fs.create(probe).close(); // a start killed between writing its probe object and deleting it
+            fs.create(new org.apache.hadoop.fs.Path(root, "_probe-0c1d")).close(); // an older version's probe
 
             StagingArea staging = staging(fs, "probed"); // the next start
             assertEquals(0, uploadsOf(client, key), "aborted by the next start's probe");
+            assertFalse(fs.exists(probe), "the probe object a crash left is removed by the next start's probe");
             assertEquals(Map.of(), staging.stagedBatches(), "a probe object left by a crash is no batch");
         }
     }
