@@ -111,9 +111,7 @@ class ClaimProbationTest {
 
     @Test
     void aClaimerThatBrokeNothingWaitsWhenAnotherBrokeTheLockLately() {
-        Task zombie = started(2);
-        zombie.committer.claim(List.of(EVENTS_0, EVENTS_1));
-        zombie.silentLock();
+        silentAfterClaiming(2, EVENTS_0, EVENTS_1); // the zombie
         Task breaker = started(0);
         breaker.committer.claim(List.of(EVENTS_1));
         assertEquals(Set.of(EVENTS_1), breaker.committer.probation().keySet());
@@ -139,9 +137,7 @@ class ClaimProbationTest {
 
     @Test
     void aLockBrokenLongerThanABoundAgoCostsNothing() throws Exception {
-        Task zombie = started(1);
-        zombie.committer.claim(List.of(EVENTS_0, EVENTS_1));
-        zombie.silentLock();
+        silentAfterClaiming(1, EVENTS_0, EVENTS_1); // the zombie
         started(0).committer.claim(List.of(EVENTS_1));
         Thread.sleep(BOUND_MS + 50);
         Task claimer = started(2);
@@ -194,9 +190,7 @@ class ClaimProbationTest {
 
     @Test
     void aNewerInstanceWhoseStateHoldsAnOlderClaimVersionStillFencesThisOne() {
-        Task earlier = started(0);
-        earlier.committer.claim(List.of(EVENTS_0));
-        earlier.silentLock();
+        silentAfterClaiming(0, EVENTS_0); // the earlier instance
         Task current = started(0);
         current.committer.claim(List.of(EVENTS_0));
         assertTrue(current.committer.probation().containsKey(EVENTS_0));
@@ -212,9 +206,7 @@ class ClaimProbationTest {
 
     @Test
     void aPartitionALateWriteDroppedFromThisTasksStateIsClaimedAgainNotTakenForLost() {
-        Task zombie = started(1);
-        zombie.committer.claim(List.of(EVENTS_0));
-        zombie.silentLock();
+        silentAfterClaiming(1, EVENTS_0); // the zombie
         Task claimer = started(0);
         claimer.committer.claim(List.of(EVENTS_0));
         // a late write of this task's state, from a read before the claim: events-0 owned by nobody
@@ -228,9 +220,7 @@ class ClaimProbationTest {
 
     @Test
     void aBreakAtTheStartIsOnTheStateBeforeAnotherTaskClaimsFromIt() {
-        Task earlier = started(0);
-        earlier.committer.claim(List.of(EVENTS_0));
-        earlier.silentLock();
+        silentAfterClaiming(0, EVENTS_0); // the earlier instance
         started(0); // the new instance of task 0 breaks the lock at its start, and claims nothing yet
 
         Task other = started(1);
@@ -251,9 +241,7 @@ class ClaimProbationTest {
 
     @Test
     void aPartitionAnotherTaskClaimedDuringTheProbationIsLost() throws Exception {
-        Task zombie = started(2);
-        zombie.committer.claim(List.of(EVENTS_0));
-        zombie.silentLock();
+        silentAfterClaiming(2, EVENTS_0); // the zombie
         Task claimer = started(0);
         claimer.committer.claim(List.of(EVENTS_0));
         assertEquals(Set.of(EVENTS_0), claimer.committer.probation().keySet());
@@ -278,6 +266,14 @@ class ClaimProbationTest {
         Map<String, String> stamped = metastore.tables.get("db.hive_sink_state_conn_1").getParameters();
         assertTrue(stamped.containsKey(StateTables.LOCK_BROKEN_AT), "the break is on the state for the next reader");
         assertEquals(100, StateTables.counter(stamped.get(StateTables.VERSION)), "a version of its own, counted on");
+    }
+
+    /** An instance that claimed {@code partitions}, then went silent holding the lock on its state. */
+    private Task silentAfterClaiming(int task, TopicPartition... partitions) {
+        Task t = started(task);
+        t.committer.claim(List.of(partitions));
+        t.silentLock();
+        return t;
     }
 
     private Task started(int task) {
