@@ -38,9 +38,14 @@ final class RenameMover implements Mover {
                 + (stagedExists ? "" : ": the staged file is gone") + (targetExists ? ": the target exists" : ""));
     }
 
-    /** Writes and removes the probe: creating a directory that exists checks no right to write in it. */
+    /**
+     * Writes and removes the probe: creating a directory that exists checks no right to write in it. A probe file a
+     * killed start left goes first: overwriting it would take a right on the file, which a start under another
+     * principal may lack, where removing it takes the directory's only.
+     */
     @Override
     public void probe(Path probe) throws IOException {
+        fs.delete(probe, false);
         fs.create(probe, true).close();
         fs.delete(probe, false);
     }

@@ -7,6 +7,7 @@ import java.nio.file.AccessDeniedException;
 import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -38,10 +39,13 @@ public final class StagingArea {
     static final String MANIFEST_NAME = "_manifest.avro";
     /**
      * The start-up probe's name in the staging directory ({@link Mover#probe}). The same at every start of the task, so
-     * that the object a start killed inside its probe leaves is overwritten and removed by the next start. On HDFS a
-     * file a killed client left open is leased for a minute: a start meeting it waits as for any HDFS outage.
+     * that the file a start killed inside its probe leaves is removed by the next start (on HDFS at once, even while
+     * the killed client's lease on it lasts).
      */
     static final String PROBE_NAME = "_probe";
+    /** The probe's names before they were fixed: {@code _probe-<random UUID>}, left by a start killed inside it. */
+    private static final Pattern EARLIER_PROBE =
+            Pattern.compile("_probe-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     private final FileSystem fs;
     private final Path root;
@@ -110,6 +114,15 @@ public final class StagingArea {
                     + ": " + firstLine(e.getMessage()) + ". Check fs.url, staging.dir and that HDFS is up and out of "
                     + "safe mode.", e);
         }
+    }
+
+    /**
+     * Whether a name in the staging directory is a probe's that a crash left, not a batch's: a batch id starts with the
+     * connector's name, which may start with {@code _probe} too.
+     */
+    static boolean isProbe(String name) {
+        return name.equals(PROBE_NAME) || name.equals(MultipartMover.PROBE_UPLOAD)
+                || EARLIER_PROBE.matcher(name).matches();
     }
 
     /** Does in the staging directory, on a probe, what staging and moving a file do ({@link Mover#probe}). */
@@ -224,7 +237,7 @@ public final class StagingArea {
         }
         for (FileStatus batch : fs.listStatus(root)) {
             String id = batch.getPath().getName();
-            if (!id.startsWith(PROBE_NAME)) { // a probe a crash left (or an older version's _probe-<uuid>): no batch
+            if (!isProbe(id)) {
                 batches.put(id, batch.isDirectory() && fs.exists(manifestPath(id)));
             }
         }

@@ -26,8 +26,9 @@ class StagingAreaTest {
     @Test
     void theProbeFileAKilledStartLeftIsRemovedByTheNextStartAndIsNoBatch() throws IOException {
         Files.write(dir.resolve(StagingArea.PROBE_NAME), new byte[] {1, 2, 3}); // killed between write and delete
-        Files.createFile(dir.resolve("_probe-7f3a")); // an older version's probe, named anew at each start
+        Files.createFile(dir.resolve("_probe-0f8fad5b-d9cb-469f-a165-70867728950e")); // an earlier release's
         Files.createDirectories(dir.resolve("conn-t0-a-1"));
+        Files.createDirectories(dir.resolve("_probe_orders-t0-b-1")); // a batch of connector _probe_orders
         StagingArea staging = new StagingArea(FileSystem.getLocal(new Configuration()),
                 new org.apache.hadoop.fs.Path(dir.toUri()));
 
@@ -35,6 +36,6 @@ class StagingAreaTest {
 
         assertFalse(Files.exists(dir.resolve(StagingArea.PROBE_NAME)), "overwritten and removed by the probe");
         assertTrue(Files.exists(dir.resolve("conn-t0-a-1")), "a batch is no probe's business");
-        assertEquals(Map.of("conn-t0-a-1", false), staging.stagedBatches());
+        assertEquals(Map.of("conn-t0-a-1", false, "_probe_orders-t0-b-1", false), staging.stagedBatches());
     }
 }

@@ -3,6 +3,7 @@ package io.hivesink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.fs.StagingArea;
 import io.hivesink.it.support.HadoopSeekableInput;
 import io.hivesink.it.support.OrderRows;
 import io.hivesink.it.support.StackExtension;
@@ -305,6 +307,29 @@ class HiveSinkEndToEndIT {
                 "{\"id\": 1}".getBytes(StandardCharsets.UTF_8))).get();
         assertTaskFailsNaming("schemaless-sink", "schemaless", Map.of("value.converter.schemas.enable", "false"),
                 "Record topic=schemaless partition=0 offset=0", "schemas.enable=true");
+    }
+
+    /**
+     * A start killed inside its staging probe leaves the probe file open, its lease held by a client that is gone:
+     * the next start's probe removes it on its first try on HDFS, and the killed client could not have finished it
+     * after.
+     */
+    @Test
+    void aProbeFileAKilledStartLeftOpenOnHdfsIsRemovedByTheNextStartAtOnce() throws Exception {
+        org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path("/probe-it/conn/task-0");
+        org.apache.hadoop.fs.Path probe = new org.apache.hadoop.fs.Path(root, "_probe");
+        try (FileSystem killed = FileSystem.newInstance(stack.fileSystem().getUri(), stack.fileSystem().getConf());
+                FileSystem next = FileSystem.newInstance(stack.fileSystem().getUri(), stack.fileSystem().getConf())) {
+            org.apache.hadoop.fs.FSDataOutputStream open = killed.create(probe, true);
+            open.write(1);
+            open.hflush(); // on the datanodes, under the killed start's lease
+
+            // the first try succeeds: an AlreadyBeingCreatedException would make it throw StorageUnavailable
+            new StagingArea(next, root).prepare("the test's user");
+
+            assertTrue(!next.exists(probe), "removed by the next start's probe");
+            assertThrows(java.io.IOException.class, open::close, "the killed start's file is gone");
+        }
     }
 
     /** Deploys a connector on {@code topic} and waits for its task to fail with a trace holding both strings. */

@@ -258,7 +258,8 @@ class S3StorageIT {
             assertEquals(1, uploadsOf(client, key));
             org.apache.hadoop.fs.Path probe = new org.apache.hadoop.fs.Path(root, "_probe");
             fs.create(probe).close(); // a start killed between writing its probe object and deleting it
-            fs.create(new org.apache.hadoop.fs.Path(root, "_probe-0c1d")).close(); // an older version's probe
+            // an earlier release's probe, named anew at each start
+            fs.create(new org.apache.hadoop.fs.Path(root, "_probe-0f8fad5b-d9cb-469f-a165-70867728950e")).close();
 
             StagingArea staging = staging(fs, "probed"); // the next start
             assertEquals(0, uploadsOf(client, key), "aborted by the next start's probe");
