@@ -24,7 +24,7 @@ interface Mover {
 
     /**
      * Checks, when the task starts, that the store grants what {@link #write}, {@link #move} and {@link #abandon} need,
-     * by doing what they do at {@code probe}, a path of the staging directory that holds no batch (overwriting what a
+     * by doing what they do at {@code probe}, a path of the staging directory that holds no batch (replacing what a
      * start killed inside its probe left there), and leaving nothing there.
      */
     void probe(Path probe) throws IOException;

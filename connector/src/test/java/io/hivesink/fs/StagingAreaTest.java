@@ -34,7 +34,7 @@ class StagingAreaTest {
 
         staging.prepare("the test's user");
 
-        assertFalse(Files.exists(dir.resolve(StagingArea.PROBE_NAME)), "overwritten and removed by the probe");
+        assertFalse(Files.exists(dir.resolve(StagingArea.PROBE_NAME)), "replaced and removed by the probe");
         assertTrue(Files.exists(dir.resolve("conn-t0-a-1")), "a batch is no probe's business");
         assertEquals(Map.of("conn-t0-a-1", false, "_probe_orders-t0-b-1", false), staging.stagedBatches());
     }

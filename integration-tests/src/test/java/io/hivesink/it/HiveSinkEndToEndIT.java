@@ -1,6 +1,7 @@
 package io.hivesink.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -327,7 +328,7 @@ class HiveSinkEndToEndIT {
             // the first try succeeds: an AlreadyBeingCreatedException would make it throw StorageUnavailable
             new StagingArea(next, root).prepare("the test's user");
 
-            assertTrue(!next.exists(probe), "removed by the next start's probe");
+            assertFalse(next.exists(probe), "removed by the next start's probe");
             assertThrows(java.io.IOException.class, open::close, "the killed start's file is gone");
         }
     }
