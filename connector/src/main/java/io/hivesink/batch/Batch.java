@@ -1,11 +1,14 @@
 package io.hivesink.batch;
 
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
+
+import io.hivesink.route.Partitioner;
 
 /**
  * A closed batch: its record groups, the records it rejected (they go to the errant-record reporter, not to a
@@ -48,6 +51,34 @@ public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> re
         for (RecordGroup group : groups) {
             group.datums().discard();
         }
+    }
+
+    /**
+     * Per Kafka partition, the greatest event time among its records in this batch's tables (a partitioner by time
+     * gives them); a partition none of whose records had one is absent.
+     */
+    public Map<TopicPartition, Long> eventTimes() {
+        Map<TopicPartition, Long> times = new HashMap<>();
+        for (RecordGroup group : groups) {
+            group.stats().offsets().forEach((tp, range) -> {
+                if (range.maxEventTime() != Partitioner.NO_EVENT_TIME) {
+                    times.merge(tp, range.maxEventTime(), Math::max);
+                }
+            });
+        }
+        return times;
+    }
+
+    /** The tables some of whose records had an event time (a partitioner by time gave it). */
+    public Set<String> tablesWithEventTimes() {
+        Set<String> tables = new LinkedHashSet<>();
+        for (RecordGroup group : groups) {
+            if (group.stats().offsets().values().stream()
+                    .anyMatch(range -> range.maxEventTime() != Partitioner.NO_EVENT_TIME)) {
+                tables.add(group.table());
+            }
+        }
+        return tables;
     }
 
     public Set<String> tables() {

@@ -88,7 +88,8 @@ final class ChunkEncoder {
                 lastGroup = group;
                 lastStats = stats.computeIfAbsent(lastGroup, g -> new GroupStats());
             }
-            lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp());
+            lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp(),
+                    writer.eventTime);
             ends[count++] = sink.size();
         }
         byte[] data = Arrays.copyOf(sink.array(), sink.size());
@@ -119,6 +120,8 @@ final class ChunkEncoder {
                 new LastLayout<>(layouts::passthroughLayoutFor);
         SinkRecord record;
         String table;
+        /** The last record's event time ({@link io.hivesink.route.Partitioner#NO_EVENT_TIME} if none). */
+        long eventTime;
 
         RecordWriter(ByteSink sink) {
             this.sink = sink;
@@ -128,6 +131,7 @@ final class ChunkEncoder {
         public RecordGroup connect(Struct value) {
             EncodingLayout layout = structLayouts.of(table, value.schema());
             RecordGroup group = groupOf(layout, layout.partitioner().partitionOf(record, value));
+            eventTime = layout.partitioner().eventTime(record, value);
             layout.encoder().encode(value, sink);
             return group;
         }
@@ -140,6 +144,7 @@ final class ChunkEncoder {
             // reads the partition fields and proves the whole datum sound before its bytes are copied
             Struct fields = layout.datumFields().read(datum.value(), offset, length);
             RecordGroup group = groupOf(layout, layout.partitioner().partitionOf(record, fields));
+            eventTime = layout.partitioner().eventTime(record, fields);
             sink.writeFixed(datum.value(), offset, length);
             return group;
         }

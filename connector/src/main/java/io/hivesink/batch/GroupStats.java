@@ -6,17 +6,20 @@ import java.util.Map;
 
 import org.apache.kafka.common.TopicPartition;
 
+import io.hivesink.route.Partitioner;
+
 /**
  * What the records of one file group are, for the batch ledger: per Kafka partition the first and last offset, and
  * the range of record timestamps. Built per chunk on an encoding thread, then merged in record order.
  */
 public final class GroupStats {
 
-    /** Offsets of one Kafka partition's records in a group. */
+    /** Offsets of one Kafka partition's records in a group, and the greatest event time among them. */
     public static final class OffsetRange {
         private long first;
         private long last;
         private long count;
+        private long maxEventTime = Partitioner.NO_EVENT_TIME;
 
         OffsetRange(long first) {
             this.first = first;
@@ -34,6 +37,11 @@ public final class GroupStats {
         public long count() {
             return count;
         }
+
+        /** The greatest event time of these records, {@link Partitioner#NO_EVENT_TIME} if none had one. */
+        public long maxEventTime() {
+            return maxEventTime;
+        }
     }
 
     private final Map<TopicPartition, OffsetRange> offsets = new LinkedHashMap<>();
@@ -43,7 +51,7 @@ public final class GroupStats {
     private int lastPartition;
     private OffsetRange lastRange;
 
-    void add(String topic, int partition, long offset, Long timestamp) {
+    void add(String topic, int partition, long offset, Long timestamp, long eventTime) {
         OffsetRange range = lastRange;
         if (range == null || lastPartition != partition || !topic.equals(lastTopic)) {
             range = offsets.computeIfAbsent(new TopicPartition(topic, partition), tp -> new OffsetRange(offset));
@@ -53,6 +61,7 @@ public final class GroupStats {
         }
         range.last = offset;
         range.count++;
+        range.maxEventTime = Math.max(range.maxEventTime, eventTime);
         if (timestamp != null) {
             long ts = timestamp;
             minTimestamp = Math.min(minTimestamp, ts);
@@ -69,10 +78,12 @@ public final class GroupStats {
                 OffsetRange copy = new OffsetRange(theirs.first);
                 copy.last = theirs.last;
                 copy.count = theirs.count;
+                copy.maxEventTime = theirs.maxEventTime;
                 offsets.put(e.getKey(), copy);
             } else {
                 mine.last = theirs.last;
                 mine.count += theirs.count;
+                mine.maxEventTime = Math.max(mine.maxEventTime, theirs.maxEventTime);
             }
         }
         minTimestamp = Math.min(minTimestamp, later.minTimestamp);

@@ -2,6 +2,7 @@ package io.hivesink.commit;
 
 import java.io.IOException;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -113,6 +114,19 @@ public final class ExactlyOnceCommitter {
             tables.evolveUnderLocks(states.tableGuard()); // nor does it check evolutions
         }
         return fencing;
+    }
+
+    /**
+     * Per Kafka partition in any task's state, the greatest event time committed of it
+     * ({@link TaskState.PartitionState#NO_TIME} if none): each state's times are of records committed, whichever task
+     * owns the partition now. Two metastore calls, whatever the number of tasks.
+     */
+    public Map<TopicPartition, Long> landedEventTimes() {
+        Map<TopicPartition, Long> landed = new HashMap<>();
+        for (StateTables.Stored stored : states.readAll().values()) {
+            stored.state().partitions().forEach((tp, p) -> landed.merge(tp, p.eventTime(), Math::max));
+        }
+        return landed;
     }
 
     /** Takes ownership of newly assigned partitions ({@link AssignmentClaims}); returns where to resume them. */
@@ -280,9 +294,10 @@ public final class ExactlyOnceCommitter {
         SequenceCheck.require(batch, own.stored().state(), run); // finished elsewhere, the offsets are past it: refused
     }
 
-    /** Step 6: the task's state takes the batch's offsets and drops its intent. */
+    /** Step 6: the task's state takes the batch's offsets and event times, and drops its intent. */
     private void complete(Batch batch) {
-        own.update(state -> state.completed(batch.id(), batch.nextOffsets()), Set.of());
+        Map<TopicPartition, Long> eventTimes = batch.eventTimes();
+        own.update(state -> state.completed(batch.id(), batch.nextOffsets(), eventTimes), Set.of());
     }
 
     /** Finishes a batch of this task found with a durable intent ({@link BatchFinisher#rollForward}), and step 6. */

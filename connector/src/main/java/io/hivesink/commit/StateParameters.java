@@ -10,8 +10,9 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * How a {@link TaskState} is written in its state table's parameters: one line per Kafka partition (topic, partition,
- * next offset, owned or released), the owner, the intent and the last batch, each under a key of its own, stamped
- * with the format's version ({@link DurableFormat#TASK_STATE}) and kept within what every metastore backend stores.
+ * next offset, owned or released, then the greatest event time committed if any), the owner, the intent and the
+ * last batch, each under a key of its own, stamped with the format's version ({@link DurableFormat#TASK_STATE}) and
+ * kept within what every metastore backend stores.
  */
 final class StateParameters {
 
@@ -31,8 +32,11 @@ final class StateParameters {
         Map<TopicPartition, TaskState.PartitionState> partitions = new HashMap<>();
         for (String line : ParameterLines.get(params, OFFSETS)) {
             String[] f = line.split("\t", -1);
+            // a fifth field, the event time, is absent from states written before it was kept (same format version:
+            // a reader that does not know it ignores it, and one that does reads none as no time known)
+            long eventTime = f.length > 4 && !f[4].isEmpty() ? Long.parseLong(f[4]) : TaskState.PartitionState.NO_TIME;
             partitions.put(new TopicPartition(f[0], Integer.parseInt(f[1])),
-                    new TaskState.PartitionState(Long.parseLong(f[2]), "owned".equals(f[3])));
+                    new TaskState.PartitionState(Long.parseLong(f[2]), "owned".equals(f[3]), eventTime));
         }
         TaskState.Intent intent = null;
         String intentValue = params.get(INTENT);
@@ -50,7 +54,9 @@ final class StateParameters {
         state.partitions().entrySet().stream()
                 .sorted(Map.Entry.comparingByKey(TaskState.PARTITION_ORDER))
                 .forEach(e -> lines.add(e.getKey().topic() + "\t" + e.getKey().partition() + "\t"
-                        + e.getValue().nextOffset() + "\t" + (e.getValue().owned() ? "owned" : "released")));
+                        + e.getValue().nextOffset() + "\t" + (e.getValue().owned() ? "owned" : "released")
+                        + (e.getValue().eventTime() == TaskState.PartitionState.NO_TIME ? ""
+                                : "\t" + e.getValue().eventTime())));
         ParameterLines.put(params, OFFSETS, lines);
         DurableFormat.TASK_STATE.stamp(params);
         putOrRemove(params, OWNER, state.owner());

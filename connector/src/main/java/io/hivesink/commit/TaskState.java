@@ -19,11 +19,21 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         String lastBatch) {
 
     /**
-     * A Kafka partition's committed position ({@link #NONE} before the first commit) and whether this task still
-     * owns it.
+     * A Kafka partition's committed position ({@link #NONE} before the first commit), whether this task still owns
+     * it, and the greatest event time this task committed of it ({@link #NO_TIME} if none): every task's states
+     * together tell how far in event time each partition has landed (the done markers' watermarks).
      */
-    public record PartitionState(long nextOffset, boolean owned) {
+    public record PartitionState(long nextOffset, boolean owned, long eventTime) {
         public static final long NONE = -1;
+        public static final long NO_TIME = Long.MIN_VALUE;
+
+        public PartitionState(long nextOffset, boolean owned) {
+            this(nextOffset, owned, NO_TIME);
+        }
+
+        PartitionState owned(boolean owns) {
+            return new PartitionState(nextOffset, owns, eventTime);
+        }
     }
 
     /** A batch that must be rolled forward: its id and its manifest on the FileSystem. */
@@ -53,13 +63,24 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         return new TaskState(owner, partitions, next, lastBatch);
     }
 
-    /** The batch is complete: its offsets are committed and its intent is done. */
+    /** The batch is complete: its offsets are committed and its intent is done; no event time is known of it. */
     public TaskState completed(String batchId, Map<TopicPartition, Long> nextOffsets) {
+        return completed(batchId, nextOffsets, Map.of());
+    }
+
+    /**
+     * The batch is complete: its offsets are committed and its intent is done, and its partitions have landed up to
+     * these event times (the greatest of each partition's records in it; a partition absent had none).
+     */
+    public TaskState completed(String batchId, Map<TopicPartition, Long> nextOffsets,
+            Map<TopicPartition, Long> eventTimes) {
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
         nextOffsets.forEach((tp, offset) -> {
             PartitionState old = next.get(tp);
             long committed = old == null ? offset : Math.max(old.nextOffset(), offset);
-            next.put(tp, new PartitionState(committed, old == null || old.owned()));
+            long time = Math.max(old == null ? PartitionState.NO_TIME : old.eventTime(),
+                    eventTimes.getOrDefault(tp, PartitionState.NO_TIME));
+            next.put(tp, new PartitionState(committed, old == null || old.owned(), time));
         });
         Intent remaining = intent != null && intent.batchId().equals(batchId) ? null : intent;
         return new TaskState(owner, next, remaining, batchId);
@@ -75,7 +96,8 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
         offsets.forEach((tp, offset) -> {
             PartitionState old = next.get(tp);
-            next.put(tp, new PartitionState(offset, old == null || old.owned()));
+            next.put(tp, old == null ? new PartitionState(offset, true)
+                    : new PartitionState(offset, old.owned(), old.eventTime()));
         });
         return new TaskState(owner, next, intent, lastBatch);
     }
@@ -86,17 +108,22 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         for (TopicPartition tp : tps) {
             PartitionState old = next.get(tp);
             if (old != null && old.owned()) {
-                next.put(tp, new PartitionState(old.nextOffset(), false));
+                next.put(tp, old.owned(false));
             }
         }
         return new TaskState(owner, next, intent, lastBatch);
     }
 
-    /** This task instance now owns the partitions, at the given committed offsets (absent: none committed yet). */
+    /**
+     * This task instance now owns the partitions, at the given committed offsets (absent: none committed yet). The
+     * event time this state holds of a partition stays: it is of records committed, whoever committed more since.
+     */
     public TaskState claimed(String newOwner, Collection<TopicPartition> tps, Map<TopicPartition, Long> offsets) {
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
         for (TopicPartition tp : tps) {
-            next.put(tp, new PartitionState(offsets.getOrDefault(tp, PartitionState.NONE), true));
+            PartitionState old = next.get(tp);
+            next.put(tp, new PartitionState(offsets.getOrDefault(tp, PartitionState.NONE), true,
+                    old == null ? PartitionState.NO_TIME : old.eventTime()));
         }
         return new TaskState(newOwner, next, intent, lastBatch);
     }

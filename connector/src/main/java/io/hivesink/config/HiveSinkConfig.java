@@ -93,6 +93,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         InputConfig.define(def);
         TablesConfig.define(def);
         PartitionConfig.define(def);
+        DoneConfig.define(def);
         BatchConfig.define(def);
         AvroConfig.define(def);
         ParquetConfig.define(def);

@@ -18,12 +18,13 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param orcCodec        the ORC codec of the table's files, lower case
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
+ * @param doneLatenessMs  the disorder allowed within a Kafka partition's event times ({@link DoneConfig})
  * @param location        the directory of the table when the connector creates it ({@code table.<name>.location}),
  *                        or null for {@code <warehouse>/<database>.db/<table>}
  */
 public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
         String format, String codecName, int codecLevel, String parquetCodec, boolean parquetDictionary,
-        String orcCodec, int batchMaxRecords, String location) {
+        String orcCodec, int batchMaxRecords, long doneLatenessMs, String location) {
 
     public TableConfig {
         partitioners = List.copyOf(partitioners);
@@ -36,7 +37,8 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
             PartitionConfig.PARTITION_TIME_FIELD, PartitionConfig.PARTITION_TIME_FIELD_UNIT,
             PartitionConfig.PARTITION_TIME_FIELD_FORMAT, TablesConfig.TABLE_PROPERTIES, TablesConfig.SCHEMA_EVOLUTION,
             TablesConfig.FORMAT, AvroConfig.AVRO_CODEC, AvroConfig.AVRO_CODEC_LEVEL, ParquetConfig.PARQUET_CODEC,
-            ParquetConfig.PARQUET_DICTIONARY, OrcConfig.ORC_CODEC, BatchConfig.BATCH_MAX_RECORDS);
+            ParquetConfig.PARQUET_DICTIONARY, OrcConfig.ORC_CODEC, BatchConfig.BATCH_MAX_RECORDS,
+            DoneConfig.PARTITION_DONE_LATENESS_MS);
 
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.
@@ -50,19 +52,19 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
                 TablesConfig.schemaEvolution(config), TablesConfig.format(config), AvroConfig.codecName(config),
                 config.getInt(AvroConfig.AVRO_CODEC_LEVEL), ParquetConfig.codecName(config),
                 config.getBoolean(ParquetConfig.PARQUET_DICTIONARY), OrcConfig.codecName(config),
-                config.getInt(BatchConfig.BATCH_MAX_RECORDS),
+                config.getInt(BatchConfig.BATCH_MAX_RECORDS), config.getLong(DoneConfig.PARTITION_DONE_LATENESS_MS),
                 location);
     }
 
     /** The same, in another file format. */
     public TableConfig inFormat(String otherFormat) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, otherFormat, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, location);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, doneLatenessMs, location);
     }
 
     /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */
     public TableConfig locatedAt(String qualified) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, format, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, qualified);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, doneLatenessMs, qualified);
     }
 }

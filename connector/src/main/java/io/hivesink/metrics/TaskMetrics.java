@@ -1,9 +1,12 @@
 package io.hivesink.metrics;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
@@ -40,6 +43,7 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     private final Map<CloseReason, Sensor> closes = new ConcurrentHashMap<>();
     private final Map<String, Sensor> steps = new ConcurrentHashMap<>();
     private final Map<String, Long> newestCommittedTimestamp = new ConcurrentHashMap<>();
+    private final Set<String> watermarkTables = ConcurrentHashMap.newKeySet();
     /** Metrics whose names an earlier instance of the task still holds in this worker: registered once it lets go. */
     private final Map<MetricName, MetricValueProvider<?>> taken = new ConcurrentHashMap<>();
     private final Sensor commits;
@@ -168,6 +172,32 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
             }
             newestCommittedTimestamp.merge(table, timestamp, Math::max);
         });
+    }
+
+    /**
+     * Registers the gauges of tables newly given a watermark: the watermark, and how far it is behind the wall clock.
+     *
+     * @param watermark per table, in epoch milliseconds, or {@link Long#MIN_VALUE} while it has none
+     */
+    public void tableWatermarks(Collection<String> tables, ToLongFunction<String> watermark) {
+        for (String table : tables) {
+            if (!watermarkTables.add(table)) {
+                continue;
+            }
+            add(backend.name("table-watermark-ms", "The table's watermark, in epoch milliseconds: every record still "
+                    + "to come is expected at or after this event time (partition.done.lateness.ms); -1 until "
+                    + "every Kafka partition that feeds the table has committed an event time",
+                    Map.of("table", table)), (Gauge<Long>) (config, now) -> {
+                        long w = watermark.applyAsLong(table);
+                        return w == Long.MIN_VALUE ? -1L : w;
+                    });
+            add(backend.name("table-watermark-lag-ms", "Now minus the table's watermark: how far behind the wall "
+                    + "clock the table has landed in event time; -1 while it has no watermark",
+                    Map.of("table", table)), (Gauge<Long>) (config, now) -> {
+                        long w = watermark.applyAsLong(table);
+                        return w == Long.MIN_VALUE ? -1L : clock.getAsLong() - w;
+                    });
+        }
     }
 
     /** Per table committed to so far, now minus the newest record timestamp committed to it. */

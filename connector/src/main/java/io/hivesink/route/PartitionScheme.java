@@ -133,4 +133,18 @@ public final class PartitionScheme {
         }
         return new PartitionValues(spec.names(), values);
     }
+
+    /**
+     * The record's event time, as the first partitioner that has one gives it, or
+     * {@link Partitioner#NO_EVENT_TIME}; asked right after {@link #partitionOf} for the same record.
+     */
+    public long eventTime(SinkRecord record, Struct value) {
+        for (Partitioner.Binding binding : bindings) {
+            long time = binding.eventTime(record, value);
+            if (time != Partitioner.NO_EVENT_TIME) {
+                return time;
+            }
+        }
+        return Partitioner.NO_EVENT_TIME;
+    }
 }

@@ -20,6 +20,9 @@ import io.hivesink.table.PartitionSpec;
  */
 public interface Partitioner {
 
+    /** What {@link Binding#eventTime} gives for a record without an event time. */
+    long NO_EVENT_TIME = Long.MIN_VALUE;
+
     /**
      * Reads the partitioner's settings; called once, before any record.
      *
@@ -67,5 +70,14 @@ public interface Partitioner {
          * @throws org.apache.kafka.connect.errors.DataException for a record that cannot be partitioned, saying why
          */
         void values(SinkRecord record, Struct value, List<String> out);
+
+        /**
+         * The record's event time in epoch milliseconds, the time its partition stands for, or
+         * {@link #NO_EVENT_TIME} if it has none here (a partitioner not by time). Called on the thread that has just
+         * called {@link #values} for the same record, so that a partitioner may keep what it read there.
+         */
+        default long eventTime(SinkRecord record, Struct value) {
+            return NO_EVENT_TIME;
+        }
     }
 }

@@ -72,22 +72,52 @@ public final class TimePartitioner implements Partitioner {
 
             @Override
             public void values(SinkRecord record, Struct value, List<String> out) {
+                Formatted cache = last.get();
                 Long millis = source.epochMillis(record, value);
+                cache.remember(record, millis);
                 if (millis == null) {
                     for (int i = 0; i < spec.names().size(); i++) {
                         out.add(null);
                     }
                     return;
                 }
-                out.addAll(Arrays.asList(format(millis, last.get())));
+                out.addAll(Arrays.asList(format(millis, cache)));
+            }
+
+            @Override
+            public long eventTime(SinkRecord record, Struct value) {
+                Formatted cache = last.get();
+                if (!cache.holds(record)) {
+                    cache.remember(record, source.epochMillis(record, value));
+                }
+                return cache.eventTime;
             }
         };
     }
 
-    /** The formatted columns of the last time seen on this thread: records of one minute share them. */
+    /**
+     * The formatted columns of the last time seen on this thread (records of one minute share them), and the last
+     * record's event time, which {@link Partitioner.Binding#eventTime} asks for right after its values.
+     */
     private static final class Formatted {
         long minute = Long.MIN_VALUE;
         String[] values;
+        private String topic;
+        private int partition;
+        private long offset;
+        long eventTime = NO_EVENT_TIME;
+
+        void remember(SinkRecord record, Long millis) {
+            topic = record.topic();
+            partition = record.kafkaPartition() == null ? -1 : record.kafkaPartition();
+            offset = record.kafkaOffset();
+            eventTime = millis == null ? NO_EVENT_TIME : millis;
+        }
+
+        boolean holds(SinkRecord record) {
+            return offset == record.kafkaOffset() && record.kafkaPartition() != null
+                    && partition == record.kafkaPartition() && java.util.Objects.equals(topic, record.topic());
+        }
     }
 
     private String[] format(long millis, Formatted cache) {

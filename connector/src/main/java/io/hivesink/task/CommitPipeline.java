@@ -54,6 +54,7 @@ final class CommitPipeline implements AutoCloseable {
     private final MemoryGate memory;
     private final TaskMetrics metrics;
     private final ProgressLine progress;
+    private final WatermarkUpdates watermarks;
     /** Null when bad records fail the task (no errant-record reporter, errors.tolerance=none). */
     private final RejectedRecords rejectedRecords;
     /** The closed batch not committed yet: in flight on the lane, or held after a retriable failure. */
@@ -72,8 +73,9 @@ final class CommitPipeline implements AutoCloseable {
 
     CommitPipeline(ExactlyOnceCommitter committer, CommitLane lane, BatchBuffer buffer, ConsumerPositions positions,
             TakenPartitions taken, MemoryGate memory, TaskMetrics metrics, ProgressLine progress,
-            RejectedRecords rejectedRecords) {
+            RejectedRecords rejectedRecords, WatermarkUpdates watermarks) {
         this.taken = taken;
+        this.watermarks = watermarks;
         this.rejectedRecords = rejectedRecords;
         this.committer = committer;
         this.lane = lane;
@@ -112,8 +114,15 @@ final class CommitPipeline implements AutoCloseable {
         } else {
             writing = true;
             memory.holds(heldBytes()); // a batch being committed still holds its memory
-            lane.start(() -> committer.commit(batch));
+            lane.start(() -> commitWatched(batch));
         }
+    }
+
+    /** Commits a batch, then brings the watermarks of the tables up to date ({@link WatermarkUpdates}). */
+    private CommitSummary commitWatched(Batch batch) {
+        CommitSummary summary = committer.commit(batch);
+        watermarks.committed(batch);
+        return summary;
     }
 
     /** Commits a held batch, or takes the outcome of the one in flight if it is done; never waits for it. */
@@ -151,9 +160,10 @@ final class CommitPipeline implements AutoCloseable {
         writing = true;
         memory.holds(heldBytes()); // a batch being committed still holds its memory
         try {
-            CommitSummary summary = inFlight() ? lane.await() : committer.commit(held);
+            CommitSummary summary = inFlight() ? lane.await() : commitWatched(held);
             memory.committed();
             metrics.committed(summary, heldEncodeMs, newestTimestampPerTable(held));
+            watermarks.report(metrics);
             held = null;
             log.info(summary.logLine());
             progress.committed(summary.landed().records(), summary.landed().bytes());

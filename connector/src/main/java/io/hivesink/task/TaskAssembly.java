@@ -169,7 +169,7 @@ public final class TaskAssembly implements AutoCloseable {
         TakenPartitions taken = new TakenPartitions(pauses, clock);
         CommitPipeline pipeline = new CommitPipeline(parts.committer(), lane, parts.buffer(), positions, taken, memory,
                 metrics, new ProgressLine(run.task() + " of " + run.connector(), clock, metrics::lagMsByTable),
-                rejected);
+                rejected, new WatermarkUpdates(parts.watermarks(), parts.committer()));
         Claims claims = new Claims(parts.committer(), new OffsetsAhead(LogOffsets.of(context),
                 batch.resumeAheadFromLogStart(), parts.committer(), metrics),
                 new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), taken, pauses,

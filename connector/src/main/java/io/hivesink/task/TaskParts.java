@@ -27,6 +27,7 @@ import io.hivesink.config.StorageConfig;
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableOverrides;
 import io.hivesink.config.TablesConfig;
+import io.hivesink.done.TableWatermarks;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConnectInput;
@@ -46,7 +47,7 @@ import io.hivesink.route.TableRouter;
  * paths, table names and instance ids follow one convention.
  */
 public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, TableWriters writers,
-        BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer) {
+        BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer, TableWatermarks watermarks) {
 
     private static final Logger log = LoggerFactory.getLogger(TaskParts.class);
 
@@ -131,10 +132,14 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         TableLayouts layouts = new TableLayouts(database,
                 table -> Partitioners.create(settings.configFor(table).partitioners(), settings.settingsFor(table)),
                 (table, schema, partitionSpec) -> metastore.tables().ensureTable(table, schema, partitionSpec));
-        BatchBuffer buffer = new BatchBuffer(recordInput(config), TableRouter.fromConfig(config.tables()), layouts,
+        TableRouter router = TableRouter.fromConfig(config.tables());
+        BatchBuffer buffer = new BatchBuffer(recordInput(config), router, layouts,
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
                 config.avro().compressEarly() ? writers::earlyWriter : null);
-        return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer);
+        TableWatermarks watermarks = new TableWatermarks(TableFeeds.of(router, props),
+                table -> settings.configFor(table).doneLatenessMs());
+        return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
+                watermarks);
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {

@@ -79,6 +79,47 @@ class DurableFormatTest {
     }
 
     @Test
+    void aTaskStateKeepsEachPartitionsEventTimeInTheSameVersionReadableBothWays() {
+        TopicPartition other = new TopicPartition("events", 5);
+        TaskState state = TaskState.EMPTY.claimed("conn-t3-x", List.of(TP, other), Map.of(TP, 7L))
+                .completed("b-1", Map.of(TP, 9L, other, 4L), Map.of(TP, 1_795_000_000_000L));
+        Map<String, String> params = new HashMap<>();
+        StateParameters.encode(state, params);
+        assertEquals("1", params.get("hive-sink.state.format"), "an added field, not a new version");
+        assertEquals(List.of("events\t2\t9\towned\t1795000000000", "events\t5\t4\towned"),
+                ParameterLines.get(params, "hive-sink.offsets"), "no time known: the line as it always was");
+        assertEquals(state.partitions(), StateParameters.decode(3, table(params)).state().partitions());
+
+        // what a release before event times reads of it: the first four fields, as it always did
+        for (String line : ParameterLines.get(params, "hive-sink.offsets")) {
+            String[] f = line.split("\t", -1);
+            assertEquals("owned", f[3]);
+        }
+        // and a state that release wrote (and wrote back) reads with no event time, not as a failure
+        Map<String, String> older = new HashMap<>(params);
+        ParameterLines.put(older, "hive-sink.offsets", List.of("events\t2\t9\towned", "events\t5\t4\treleased"));
+        assertEquals(Map.of(TP, new TaskState.PartitionState(9L, true, TaskState.PartitionState.NO_TIME),
+                other, new TaskState.PartitionState(4L, false)),
+                StateParameters.decode(3, table(older)).state().partitions());
+    }
+
+    @Test
+    void anEventTimeNeverGoesBackAndOutlivesReleasesMovesAndClaims() {
+        TaskState state = TaskState.EMPTY.claimed("i1", List.of(TP), Map.of())
+                .completed("b-1", Map.of(TP, 10L), Map.of(TP, 5_000L))
+                .completed("b-2", Map.of(TP, 20L), Map.of(TP, 4_000L)); // disorder across batches
+        assertEquals(5_000L, state.partitions().get(TP).eventTime());
+        assertEquals(5_000L, state.completed("b-3", Map.of(TP, 30L)).partitions().get(TP).eventTime(),
+                "a batch without event times");
+        assertEquals(5_000L, state.released(List.of(TP)).partitions().get(TP).eventTime());
+        assertEquals(5_000L, state.movedTo(Map.of(TP, 3L)).partitions().get(TP).eventTime());
+        assertEquals(5_000L, state.released(List.of(TP)).claimed("i2", List.of(TP), Map.of(TP, 40L))
+                .partitions().get(TP).eventTime(), "of records committed, whoever committed more since");
+        assertEquals(TaskState.PartitionState.NO_TIME, TaskState.EMPTY.claimed("i1", List.of(TP), Map.of())
+                .partitions().get(TP).eventTime());
+    }
+
+    @Test
     void aLedgerMarkerCarriesItsVersionAndAnUnknownOneIsRefused() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Ledger ledger = new Ledger(new io.hivesink.metastore.HiveTables(metastore, "shop", "file:/warehouse",

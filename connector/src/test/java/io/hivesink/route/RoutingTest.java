@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -140,6 +141,34 @@ class RoutingTest {
         DataException wrongType = assertThrows(DataException.class, () -> scheme(SCHEMA, "partitioner", "time",
                 "partition.time.field", "amount"));
         assertTrue(wrongType.getMessage().contains("FLOAT64"), wrongType.getMessage());
+    }
+
+    @Test
+    void theTimePartitionerGivesTheEventTimeItPartitionedBy() {
+        PartitionScheme text = scheme(EVENTS, "partitioner", "field,time", "partition.time.field", "when_text",
+                "partition.time.field.format", "dd/MM/yyyy HH:mm", "partition.time.pattern", "dt=yyyy-MM-dd/hr=HH",
+                "partition.time.zone", "Asia/Kolkata");
+        Struct first = new Struct(EVENTS).put("id", 1L).put("when_text", "22/11/2026 23:30");
+        Struct second = new Struct(EVENTS).put("id", 2L).put("when_text", "23/11/2026 01:00");
+        SinkRecord one = record("t", 0, first, 0L);
+        SinkRecord two = new SinkRecord("t", 0, null, null, EVENTS, second, 8L, 0L, TimestampType.CREATE_TIME);
+        text.partitionOf(one, first);
+        long kolkata = 19_800_000L; // UTC+05:30
+        assertEquals(LATE_EVENING - kolkata, text.eventTime(one, first), "the time the partition was chosen by");
+        assertEquals(LATE_EVENING - kolkata + 90 * 60_000L, text.eventTime(two, second),
+                "asked without its partition first: read again, not the last record's");
+        Struct noTime = new Struct(EVENTS).put("id", 3L);
+        SinkRecord three = new SinkRecord("t", 0, null, null, EVENTS, noTime, 9L, 0L, TimestampType.CREATE_TIME);
+        text.partitionOf(three, noTime);
+        assertEquals(Partitioner.NO_EVENT_TIME, text.eventTime(three, noTime), "no time: none, as its partition");
+
+        PartitionScheme stamped = scheme(EVENTS, "partitioner", "time");
+        assertEquals(LATE_EVENING, stamped.eventTime(record("t", 1, first, LATE_EVENING), first));
+        PartitionScheme byField = scheme(SCHEMA, "partition.fields", "country");
+        Struct value = new Struct(SCHEMA).put("country", "FR").put("year", 2026).put("day", new java.util.Date(0))
+                .put("amount", 1.0);
+        assertEquals(Partitioner.NO_EVENT_TIME, byField.eventTime(record("t", 0, value, LATE_EVENING), value),
+                "a partitioner not by time gives none");
     }
 
     @Test

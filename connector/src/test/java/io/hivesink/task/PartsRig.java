@@ -14,6 +14,7 @@ import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -49,6 +50,11 @@ final class PartsRig {
 
     /** A new instance of task {@code taskId} of connector {@code conn}, its committer started. */
     TaskParts task(int taskId) {
+        return task(taskId, Map.of());
+    }
+
+    /** The same, with these properties added to the rig's. */
+    TaskParts task(int taskId, Map<String, String> more) {
         Map<String, String> props = new HashMap<>();
         props.put("name", "conn");
         props.put("hive-sink.task.id", Integer.toString(taskId));
@@ -58,6 +64,7 @@ final class PartsRig {
         props.put("hive.metastore.uris", "thrift://metastore.invalid:9083");
         props.put("hive.database", "db");
         props.put("writer.threads", "2");
+        props.putAll(more);
         FileSystem fs;
         try {
             fs = FileSystem.getLocal(new Configuration());
@@ -100,7 +107,8 @@ final class PartsRig {
         return new CommitPipeline(parts.committer(), lane, parts.buffer(),
                 new ConsumerPositions(seeks::add, new ResumePoints(10)), new TakenPartitions(pauses(), clock),
                 memory, metrics,
-                new ProgressLine("0 of conn", clock, metrics::lagMsByTable), null);
+                new ProgressLine("0 of conn", clock, metrics::lagMsByTable), null,
+                new WatermarkUpdates(parts.watermarks(), parts.committer()));
     }
 
     /** Takes records of offsets [from, to) of {@code tp} into the task's open batch. */
@@ -108,6 +116,17 @@ final class PartsRig {
         for (long offset = from; offset < to; offset++) {
             parts.buffer().add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
                     new Struct(EVENT).put("id", offset), offset), clock.getAsLong());
+        }
+    }
+
+    /** Takes records of offsets [from, to) of {@code tp} with these timestamps, in order, into the open batch. */
+    void takeStamped(TaskParts parts, TopicPartition tp, long from, long... timestamps) {
+        long offset = from;
+        for (long timestamp : timestamps) {
+            parts.buffer().add(new SinkRecord(tp.topic(), tp.partition(), null, null, EVENT,
+                    new Struct(EVENT).put("id", offset), offset, timestamp, TimestampType.CREATE_TIME),
+                    clock.getAsLong());
+            offset++;
         }
     }
 

@@ -1,0 +1,56 @@
+package io.hivesink.done;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
+
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The watermarks of the tables a task lands event times in, as of the task states it last read. Updated on the
+ * thread that commits, read by metrics from any thread.
+ */
+public final class TableWatermarks {
+
+    private final Function<String, Predicate<TopicPartition>> feeds;
+    private final ToLongFunction<String> latenessMs;
+    private final Map<String, Long> watermarks = new ConcurrentHashMap<>();
+
+    /**
+     * @param feeds      per table, which Kafka partitions feed it (by the routing, among the topics subscribed)
+     * @param latenessMs per table, the allowed lateness ({@code partition.done.lateness.ms})
+     */
+    public TableWatermarks(Function<String, Predicate<TopicPartition>> feeds, ToLongFunction<String> latenessMs) {
+        this.feeds = feeds;
+        this.latenessMs = latenessMs;
+    }
+
+    /** The table has event times: its watermark is kept from now on ({@link Watermarks#NONE} until known). */
+    public boolean track(String table) {
+        return watermarks.putIfAbsent(table, Watermarks.NONE) == null;
+    }
+
+    /**
+     * Computes every tracked table's watermark again from what each Kafka partition has landed. A watermark never
+     * goes back: a lower value read (a partition reassigned to a task whose state knows less of it, a state read
+     * before another's write) leaves it as it was.
+     */
+    public void update(Map<TopicPartition, Long> landed) {
+        for (String table : Set.copyOf(watermarks.keySet())) {
+            long next = Watermarks.of(landed, feeds.apply(table), latenessMs.applyAsLong(table));
+            watermarks.merge(table, next, Math::max);
+        }
+    }
+
+    /** The table's watermark in epoch milliseconds, or {@link Watermarks#NONE}. */
+    public long of(String table) {
+        return watermarks.getOrDefault(table, Watermarks.NONE);
+    }
+
+    public Map<String, Long> all() {
+        return Map.copyOf(watermarks);
+    }
+}
