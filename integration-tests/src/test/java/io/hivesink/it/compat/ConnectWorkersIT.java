@@ -74,6 +74,7 @@ class ConnectWorkersIT {
                 Map<String, String> config = stack.connectorConfig(connector, DATABASE);
                 config.put("topics", topic);
                 config.put("tasks.max", "2");
+                config.put("partitioner", "time,field");
                 config.put("partition.fields", "region");
 
                 Map<String, String> bad = new TreeMap<>(config);
@@ -196,6 +197,12 @@ class ConnectWorkersIT {
         assertTrue(second.memoryBudgetBytes() > 0, release + ": the worker's budget " + second);
         double lag = second.tableLag(table);
         assertTrue(lag >= 0 && lag < 5 * 60_000, release + ": the table's end-to-end lag " + lag + " ms");
+        // partitioned by time on the records' timestamps (now): the watermark is now less the default lateness
+        List<Double> behind = second.perTask(table, "table-watermark-lag-ms");
+        long lateness = 600_000;
+        assertTrue(behind.stream().allMatch(w -> w == -1 || w >= lateness), release + ": never ahead " + behind);
+        assertTrue(behind.stream().anyMatch(w -> w >= lateness && w < lateness + 5 * 60_000),
+                release + ": a task that read both tasks' event times has the table's watermark " + behind);
     }
 
     private static void assertPluginFound(ConnectWorkerProcess worker, ConnectRelease release) throws Exception {

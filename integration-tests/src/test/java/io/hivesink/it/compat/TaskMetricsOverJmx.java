@@ -58,14 +58,19 @@ record TaskMetricsOverJmx(Map<String, Map<String, Double>> perTask, Map<String, 
         return max("memory-budget-bytes");
     }
 
-    /** The table's end-to-end lag, the smallest over the tasks that committed to it (-1 if none did). */
-    double tableLag(String table) {
-        List<Double> lags = new ArrayList<>();
+    /** A per-table metric of the table, one value per task that has it. */
+    List<Double> perTask(String table, String metric) {
+        List<Double> values = new ArrayList<>();
         perTable.forEach((key, metrics) -> {
-            if (key.startsWith(table + "/") && metrics.containsKey("end-to-end-lag-ms")) {
-                lags.add(metrics.get("end-to-end-lag-ms"));
+            if (key.startsWith(table + "/") && metrics.containsKey(metric)) {
+                values.add(metrics.get(metric));
             }
         });
-        return lags.stream().mapToDouble(Double::doubleValue).min().orElse(-1);
+        return values;
+    }
+
+    /** The table's end-to-end lag, the smallest over the tasks that committed to it (-1 if none did). */
+    double tableLag(String table) {
+        return perTask(table, "end-to-end-lag-ms").stream().mapToDouble(Double::doubleValue).min().orElse(-1);
     }
 }
