@@ -129,6 +129,31 @@ public final class ExactlyOnceCommitter {
         return landed;
     }
 
+    /**
+     * The partitions this task owns and their committed offsets ({@link TaskState.PartitionState#NONE} where none is
+     * committed yet), as its state was last written or read.
+     */
+    public Map<TopicPartition, Long> ownedOffsets() {
+        Map<TopicPartition, Long> owned = new HashMap<>();
+        own.stored().state().partitions().forEach((tp, p) -> {
+            if (p.owned()) {
+                owned.put(tp, p.nextOffset());
+            }
+        });
+        return owned;
+    }
+
+    /**
+     * Records that these partitions had landed everything their logs held at {@code time}: their event time becomes
+     * at least that ({@link TaskState#caughtUp}). A state write of its own, fenced as every write; partitions another
+     * task claimed meanwhile are left as they are.
+     *
+     * @throws TaskFencedException if another instance runs the task now
+     */
+    public void caughtUp(Set<TopicPartition> partitions, long time) {
+        own.update(state -> state.caughtUp(partitions, time), Set.of());
+    }
+
     /** Takes ownership of newly assigned partitions ({@link AssignmentClaims}); returns where to resume them. */
     public Map<TopicPartition, Long> claim(Collection<TopicPartition> partitions) {
         return claims.claim(partitions);

@@ -86,6 +86,21 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         return new TaskState(owner, next, remaining, batchId);
     }
 
+    /**
+     * The owned partitions among these have landed every record their logs held at {@code time} (wall clock): their
+     * event time is at least that from now on, so that a partition that receives nothing holds no watermark back.
+     */
+    public TaskState caughtUp(Collection<TopicPartition> tps, long time) {
+        Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
+        for (TopicPartition tp : tps) {
+            PartitionState old = next.get(tp);
+            if (old != null && old.owned() && old.eventTime() < time) {
+                next.put(tp, new PartitionState(old.nextOffset(), true, time));
+            }
+        }
+        return new TaskState(owner, next, intent, lastBatch);
+    }
+
     /** The batch's intent is given up: nothing of it landed, the committed offsets stay as they are. */
     public TaskState droppedIntent(String batchId) {
         return intent != null && intent.batchId().equals(batchId) ? withIntent(null) : this;

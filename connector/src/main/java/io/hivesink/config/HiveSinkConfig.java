@@ -34,6 +34,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     private final InputConfig input;
     private final TablesConfig tables;
     private final PartitionConfig partitioning;
+    private final DoneConfig done;
     private final BatchConfig batch;
     private final AvroConfig avro;
     private final ParquetConfig parquet;
@@ -48,6 +49,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         input = InputConfig.from(this);
         tables = TablesConfig.from(this);
         partitioning = PartitionConfig.from(this);
+        done = DoneConfig.from(this);
         batch = BatchConfig.from(this);
         avro = AvroConfig.from(this);
         parquet = ParquetConfig.from(this);
@@ -140,6 +142,10 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public PartitionConfig partitioning() {
         return partitioning;
+    }
+
+    public DoneConfig done() {
+        return done;
     }
 
     public BatchConfig batch() {

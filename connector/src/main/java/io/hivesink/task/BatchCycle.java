@@ -52,13 +52,15 @@ public final class BatchCycle {
     /** Asks Connect to call the task again within this many milliseconds, records or not. */
     private final LongConsumer nextCallWithin;
     private final LongSupplier clock;
+    private final IdlePartitions idle;
     /** A bad record or fencing stopped the task: nothing more is committed. */
     private boolean stopped;
     /** Fencing met where Connect keeps the task running (its offset commit): the next delivery fails the task. */
     private TaskFencedException fenced;
 
     BatchCycle(BatchBuffer buffer, BatchCloser closer, CommitPipeline pipeline, ConsumerPositions positions,
-            Claims claims, MemoryGate memory, LongConsumer nextCallWithin, LongSupplier clock) {
+            Claims claims, MemoryGate memory, LongConsumer nextCallWithin, LongSupplier clock, IdlePartitions idle) {
+        this.idle = idle;
         this.buffer = buffer;
         this.closer = closer;
         this.pipeline = pipeline;
@@ -167,6 +169,9 @@ public final class BatchCycle {
             }
             buffer.submitUnchunked(); // encode what came in while the consumer fetches more
             closer.afterDelivery();
+            if (!pipeline.holdsBatch()) {
+                idle.check(claims.waiting());
+            }
             long dueInMs = Least.of(Least.of(memory.settle(), closer.msUntilDue()), claims.msUntilNextTry());
             if (dueInMs >= 0) {
                 nextCallWithin.accept(Math.max(1, dueInMs));

@@ -167,15 +167,19 @@ public final class TaskAssembly implements AutoCloseable {
         ConsumerPositions positions = new ConsumerPositions(context::offset, new ResumePoints(batch.maxRecords()));
         CommitLane lane = batch.pipelined() ? new CommitLane(run.connector() + "-" + run.task(), identity) : null;
         TakenPartitions taken = new TakenPartitions(pauses, clock);
+        WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer());
         CommitPipeline pipeline = new CommitPipeline(parts.committer(), lane, parts.buffer(), positions, taken, memory,
                 metrics, new ProgressLine(run.task() + " of " + run.connector(), clock, metrics::lagMsByTable),
-                rejected, new WatermarkUpdates(parts.watermarks(), parts.committer()));
-        Claims claims = new Claims(parts.committer(), new OffsetsAhead(LogOffsets.of(context),
+                rejected, watermarks);
+        LogOffsets logs = LogOffsets.of(context);
+        Claims claims = new Claims(parts.committer(), new OffsetsAhead(logs,
                 batch.resumeAheadFromLogStart(), parts.committer(), metrics),
                 new PostponedClaims(pauses, clock, config.metastore().startWaitMs()), taken, pauses,
                 new Probation(pauses, clock));
         BatchCloser closer = new BatchCloser(parts.buffer(), parts.flushPolicy(), pipeline, memory, metrics, clock);
-        return new BatchCycle(parts.buffer(), closer, pipeline, positions, claims, memory, context::timeout, clock);
+        IdlePartitions idle = new IdlePartitions(config.done().idleMs(), logs, parts.committer(), watermarks, clock);
+        return new BatchCycle(parts.buffer(), closer, pipeline, positions, claims, memory, context::timeout, clock,
+                idle);
     }
 
     /** The metrics read from the parts that keep them. */

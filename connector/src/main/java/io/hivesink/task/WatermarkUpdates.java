@@ -33,6 +33,11 @@ final class WatermarkUpdates {
         for (String table : batch.tablesWithEventTimes()) {
             watermarks.track(table);
         }
+        refresh();
+    }
+
+    /** Every task's state is read again, and the watermarks of the tables kept computed from it. */
+    void refresh() {
         Set<String> tracked = watermarks.all().keySet();
         if (tracked.isEmpty()) {
             return;

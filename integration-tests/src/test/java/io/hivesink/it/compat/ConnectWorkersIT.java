@@ -42,6 +42,10 @@ class ConnectWorkersIT {
 
     static final String DATABASE = "workers";
     static final int RECORDS = 300;
+    /** The default partition.done.lateness.ms. */
+    static final long LATENESS_MS = 600_000;
+    /** How long a caught-up partition waits before the worker's clock stands in for its event time. */
+    static final long IDLE_MS = 3_000;
 
     private FailoverStack stack;
     private KafkaProducer<byte[], byte[]> producer;
@@ -76,6 +80,7 @@ class ConnectWorkersIT {
                 config.put("tasks.max", "2");
                 config.put("partitioner", "time,field");
                 config.put("partition.fields", "region");
+                config.put("partition.done.idle.ms", Long.toString(IDLE_MS));
 
                 Map<String, String> bad = new TreeMap<>(config);
                 bad.put("batch.max.records", "0");
@@ -88,11 +93,14 @@ class ConnectWorkersIT {
 
                 worker.rest().putConnector(connector, config);
                 stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of(topic));
-                TaskMetricsOverJmx first = TaskMetricsOverJmx.read(worker, connector);
+                TaskMetricsOverJmx first = metricsOnceCounted(worker, connector, RECORDS);
                 SampleData.produce(producer, topic, SampleData.ORDER, RECORDS, 2 * RECORDS, SampleData::order);
+                long producedAt = System.currentTimeMillis();
                 stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of(topic));
-                TaskMetricsOverJmx second = TaskMetricsOverJmx.read(worker, connector);
+                TaskMetricsOverJmx second = metricsOnceCounted(worker, connector, 2 * RECORDS);
                 assertMetricsMoved(release, first, second, topic.replace('.', '_'));
+                assertIdlePartitionsMoveTheWatermark(release, worker, connector, topic.replace('.', '_'),
+                        producedAt);
                 assertEquals(release.version().startsWith("3."), worker.logLines().stream()
                         .anyMatch(l -> l.contains("This worker predates plugin metrics")),
                         release + ": the worker's plugin metrics from Kafka 4.1 on, the task's own JMX before");
@@ -171,6 +179,42 @@ class ConnectWorkersIT {
     }
 
     /**
+     * The metrics once they count the records committed: a task counts a batch when its thread takes the commit's
+     * outcome, at its next call from Connect, a moment after the metastore says the batch is committed.
+     */
+    private static TaskMetricsOverJmx metricsOnceCounted(ConnectWorkerProcess worker, String connector,
+            long records) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        TaskMetricsOverJmx metrics = TaskMetricsOverJmx.read(worker, connector);
+        while (metrics.sum("records-committed-total") < records && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            metrics = TaskMetricsOverJmx.read(worker, connector);
+        }
+        return metrics;
+    }
+
+    /**
+     * Once both Kafka partitions have landed everything for partition.done.idle.ms, the worker's clock stands in for
+     * their event times: each task's watermark passes any the records could give (their timestamps are before
+     * {@code producedAt}), through the consumer the task reaches in each release's context.
+     */
+    private static void assertIdlePartitionsMoveTheWatermark(ConnectRelease release, ConnectWorkerProcess worker,
+            String connector, String table, long producedAt) throws Exception {
+        long beyondRecords = producedAt + IDLE_MS - LATENESS_MS;
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        List<Double> watermarks = List.of();
+        while (System.nanoTime() < deadline) {
+            watermarks = TaskMetricsOverJmx.read(worker, connector).perTask(table, "table-watermark-ms");
+            if (watermarks.size() == 2 && watermarks.stream().allMatch(w -> w >= beyondRecords)) {
+                return;
+            }
+            Thread.sleep(1_000);
+        }
+        throw new AssertionError(release + ": the idle partitions did not move the watermarks " + watermarks
+                + " past " + beyondRecords);
+    }
+
+    /**
      * The same metric names on every release, moving with the data: the second round's records and batches are
      * counted, the commit steps timed, the metastore called, the table's lag known, the open batch empty again.
      */
@@ -199,9 +243,8 @@ class ConnectWorkersIT {
         assertTrue(lag >= 0 && lag < 5 * 60_000, release + ": the table's end-to-end lag " + lag + " ms");
         // partitioned by time on the records' timestamps (now): the watermark is now less the default lateness
         List<Double> behind = second.perTask(table, "table-watermark-lag-ms");
-        long lateness = 600_000;
-        assertTrue(behind.stream().allMatch(w -> w == -1 || w >= lateness), release + ": never ahead " + behind);
-        assertTrue(behind.stream().anyMatch(w -> w >= lateness && w < lateness + 5 * 60_000),
+        assertTrue(behind.stream().allMatch(w -> w == -1 || w >= LATENESS_MS), release + ": never ahead " + behind);
+        assertTrue(behind.stream().anyMatch(w -> w >= LATENESS_MS && w < LATENESS_MS + 5 * 60_000),
                 release + ": a task that read both tasks' event times has the table's watermark " + behind);
     }
 
