@@ -1,5 +1,6 @@
 package io.hivesink.done;
 
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,6 +19,8 @@ public final class TableWatermarks {
     private final Function<String, Predicate<TopicPartition>> feeds;
     private final ToLongFunction<String> latenessMs;
     private final Map<String, Long> watermarks = new ConcurrentHashMap<>();
+    /** Every partition of the subscribed topics, or null while not known (then the states' partitions only). */
+    private volatile Set<TopicPartition> partitions;
 
     /**
      * @param feeds      per table, which Kafka partitions feed it (by the routing, among the topics subscribed)
@@ -34,11 +37,25 @@ public final class TableWatermarks {
     }
 
     /**
+     * Every partition of the subscribed topics, as the cluster's metadata has them: one that no task's state holds
+     * yet (added to a topic, or not claimed yet while tasks start) holds back the tables it feeds.
+     */
+    public void partitionsKnown(Set<TopicPartition> all) {
+        partitions = Set.copyOf(all);
+    }
+
+    /**
      * Computes every tracked table's watermark again from what each Kafka partition has landed. A watermark never
      * goes back: a lower value read (a partition reassigned to a task whose state knows less of it, a state read
      * before another's write) leaves it as it was.
      */
     public void update(Map<TopicPartition, Long> landed) {
+        Set<TopicPartition> known = partitions;
+        if (known != null && !landed.keySet().containsAll(known)) {
+            Map<TopicPartition, Long> all = new HashMap<>(landed);
+            known.forEach(tp -> all.putIfAbsent(tp, Watermarks.NONE));
+            landed = all;
+        }
         for (String table : Set.copyOf(watermarks.keySet())) {
             long next = Watermarks.of(landed, feeds.apply(table), latenessMs.applyAsLong(table));
             watermarks.merge(table, next, Math::max);

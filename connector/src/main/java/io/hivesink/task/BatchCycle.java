@@ -53,14 +53,17 @@ public final class BatchCycle {
     private final LongConsumer nextCallWithin;
     private final LongSupplier clock;
     private final IdlePartitions idle;
+    private final KnownPartitions known;
     /** A bad record or fencing stopped the task: nothing more is committed. */
     private boolean stopped;
     /** Fencing met where Connect keeps the task running (its offset commit): the next delivery fails the task. */
     private TaskFencedException fenced;
 
     BatchCycle(BatchBuffer buffer, BatchCloser closer, CommitPipeline pipeline, ConsumerPositions positions,
-            Claims claims, MemoryGate memory, LongConsumer nextCallWithin, LongSupplier clock, IdlePartitions idle) {
+            Claims claims, MemoryGate memory, LongConsumer nextCallWithin, LongSupplier clock, IdlePartitions idle,
+            KnownPartitions known) {
         this.idle = idle;
+        this.known = known;
         this.buffer = buffer;
         this.closer = closer;
         this.pipeline = pipeline;
@@ -152,6 +155,7 @@ public final class BatchCycle {
         failIfFenced();
         try {
             positions.deliveryStarts(claims.waiting());
+            known.refreshIfDue();
             claimPostponedIfDue();
             positions.waiting(claims.waiting()); // a claim made just now may have put its partitions on probation
             pipeline.commitIfDone();

@@ -4,7 +4,10 @@ import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.TopicPartition;
@@ -29,6 +32,14 @@ interface LogOffsets {
      */
     Map<TopicPartition, LogRange> ranges(Collection<TopicPartition> partitions);
 
+    /**
+     * Every partition of the topics {@code subscribed} accepts, as the cluster's metadata has them, or null if they
+     * cannot be told (no consumer reached, the metadata not answered).
+     */
+    default Set<TopicPartition> partitionsOf(Predicate<String> subscribed) {
+        return null;
+    }
+
     /** A partition's log: offsets {@code start} (the first still held) to {@code end} (the next to be written). */
     record LogRange(long start, long end) {
     }
@@ -38,12 +49,45 @@ interface LogOffsets {
         Consumer<?, ?> consumer = consumerOf(context);
         if (consumer == null) {
             Log.LOG.warn("Cannot reach the task's Kafka consumer through its context ({}): committed offsets past "
-                    + "the end of a partition's log (a topic deleted and created again) are not detected",
+                    + "the end of a partition's log (a topic deleted and created again) are not detected, caught-up "
+                    + "partitions do not advance watermarks, and partitions no task has claimed yet do not hold "
+                    + "them back",
                     context.getClass().getName());
             return UNKNOWN;
         }
-        Duration timeout = Duration.ofSeconds(30);
-        return partitions -> {
+        return new OfConsumer(consumer);
+    }
+
+    /** The logs and the topics' partitions as the task's consumer reads them, on the task's thread only. */
+    final class OfConsumer implements LogOffsets {
+
+        private static final Duration TIMEOUT = Duration.ofSeconds(30);
+        private final Consumer<?, ?> consumer;
+
+        OfConsumer(Consumer<?, ?> consumer) {
+            this.consumer = consumer;
+        }
+
+        @Override
+        public Set<TopicPartition> partitionsOf(Predicate<String> subscribed) {
+            try {
+                Set<TopicPartition> all = new HashSet<>();
+                consumer.listTopics(TIMEOUT).forEach((topic, infos) -> {
+                    if (subscribed.test(topic)) {
+                        infos.forEach(info -> all.add(new TopicPartition(info.topic(), info.partition())));
+                    }
+                });
+                return all;
+            } catch (RuntimeException e) {
+                Log.LOG.warn("Could not read the partitions of the topics subscribed to ({}); tried again later",
+                        e.toString());
+                return null;
+            }
+        }
+
+        @Override
+        public Map<TopicPartition, LogRange> ranges(Collection<TopicPartition> partitions) {
+            Duration timeout = TIMEOUT;
             try {
                 Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions, timeout);
                 Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
@@ -60,7 +104,7 @@ interface LogOffsets {
                         + "not checked against them this time", partitions, e.toString());
                 return Map.of();
             }
-        };
+        }
     }
 
     private static Consumer<?, ?> consumerOf(SinkTaskContext context) {

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -146,7 +147,8 @@ public final class TaskAssembly implements AutoCloseable {
             gauges(metrics, parts.buffer(), memory, pauses);
             metrics.gauge("open-uploads", "Uploads this task started on S3 and has not completed nor aborted yet",
                     storage.staging()::openUploads);
-            BatchCycle cycle = cycle(config, parts, rejected, clock, context, pauses, memory, metrics, identity);
+            BatchCycle cycle = cycle(config, parts, rejected, clock, context, pauses, memory, metrics, identity,
+                    TableFeeds.subscribed(start.props()));
             log.info("hive-sink task {} of {} started as {}: tables in {} on {}, ledger {}.{}, state in {}, "
                     + "metastore {}", run.task(), run.connector(), run.instance(), config.tables().database(),
                     storage.warehouseUri(), config.tables().database(), config.tables().ledgerTable(),
@@ -161,7 +163,7 @@ public final class TaskAssembly implements AutoCloseable {
     /** The batch cycle and the parts it drives. */
     private static BatchCycle cycle(HiveSinkConfig config, TaskParts parts, RejectedRecords rejected,
             LongSupplier clock, SinkTaskContext context, AssignmentPauses pauses, MemoryGate memory,
-            TaskMetrics metrics, TaskIdentity identity) {
+            TaskMetrics metrics, TaskIdentity identity, Predicate<String> subscribed) {
         BatchConfig batch = config.batch();
         TaskRun run = parts.run();
         ConsumerPositions positions = new ConsumerPositions(context::offset, new ResumePoints(batch.maxRecords()));
@@ -178,8 +180,9 @@ public final class TaskAssembly implements AutoCloseable {
                 new Probation(pauses, clock));
         BatchCloser closer = new BatchCloser(parts.buffer(), parts.flushPolicy(), pipeline, memory, metrics, clock);
         IdlePartitions idle = new IdlePartitions(config.done().idleMs(), logs, parts.committer(), watermarks, clock);
+        KnownPartitions known = new KnownPartitions(logs, subscribed, parts.watermarks(), clock);
         return new BatchCycle(parts.buffer(), closer, pipeline, positions, claims, memory, context::timeout, clock,
-                idle);
+                idle, known);
     }
 
     /** The metrics read from the parts that keep them. */

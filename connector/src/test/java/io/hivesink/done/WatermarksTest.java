@@ -59,4 +59,15 @@ class WatermarksTest {
         assertEquals(8_000L, watermarks.of("all"));
         assertEquals(Watermarks.NONE, watermarks.of("untracked"));
     }
+
+    @Test
+    void aPartitionOfASubscribedTopicInNoStateYetHoldsTheTableBack() {
+        TableWatermarks watermarks = new TableWatermarks(table -> tp -> true, table -> 0);
+        watermarks.track("t");
+        watermarks.partitionsKnown(Set.of(A0, A1, B0));
+        watermarks.update(Map.of(A0, 10_000L, B0, 9_000L)); // A1 not claimed by any task yet
+        assertEquals(Watermarks.NONE, watermarks.of("t"));
+        watermarks.update(Map.of(A0, 10_000L, A1, 12_000L, B0, 9_000L));
+        assertEquals(9_000L, watermarks.of("t"));
+    }
 }
