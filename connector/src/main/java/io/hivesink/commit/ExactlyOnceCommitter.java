@@ -68,6 +68,7 @@ public final class ExactlyOnceCommitter {
     private final OwnState own;
     private final AssignmentClaims claims;
     private final AbandonedStaging abandoned;
+    private final LongSupplier clock;
     /** Batches done or given up whose staging directory is still to be removed ({@link #clean}). */
     private final Set<String> leftStaged = ConcurrentHashMap.newKeySet();
     /** Batches whose commit is under way now: their staging is in use. */
@@ -84,6 +85,7 @@ public final class ExactlyOnceCommitter {
         this.states = states;
         this.faults = faults;
         this.run = run;
+        this.clock = clock;
         this.stager = new BatchStager(staging, writers, ledger, faults, run, clock);
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
         this.own = new OwnState(states, run);
@@ -117,16 +119,31 @@ public final class ExactlyOnceCommitter {
     }
 
     /**
-     * Per Kafka partition in any task's state, the greatest event time committed of it
-     * ({@link TaskState.PartitionState#NO_TIME} if none): each state's times are of records committed, whichever task
-     * owns the partition now. Two metastore calls, whatever the number of tasks.
+     * Per Kafka partition in any task's state, the greatest event time its owner has committed of it since it
+     * claimed it ({@link TaskState.PartitionState#NO_TIME} if none, or if no task owns it now). Two metastore calls,
+     * whatever the number of tasks.
      */
     public Map<TopicPartition, Long> landedEventTimes() {
         Map<TopicPartition, Long> landed = new HashMap<>();
         for (StateTables.Stored stored : states.readAll().values()) {
-            stored.state().partitions().forEach((tp, p) -> landed.merge(tp, p.eventTime(), Math::max));
+            stored.state().partitions().forEach((tp, p) -> landed.merge(tp,
+                    p.owned() ? p.eventTime() : TaskState.PartitionState.NO_TIME, Math::max));
         }
         return landed;
+    }
+
+    /**
+     * Per partition this task owns, the greatest event time it has committed of it since it claimed it
+     * ({@link TaskState.PartitionState#NO_TIME} if none), as its state was last written or read: no metastore call.
+     */
+    public Map<TopicPartition, Long> ownEventTimes() {
+        Map<TopicPartition, Long> times = new HashMap<>();
+        own.stored().state().partitions().forEach((tp, p) -> {
+            if (p.owned()) {
+                times.put(tp, p.eventTime());
+            }
+        });
+        return times;
     }
 
     /**
@@ -321,7 +338,11 @@ public final class ExactlyOnceCommitter {
 
     /** Step 6: the task's state takes the batch's offsets and event times, and drops its intent. */
     private void complete(Batch batch) {
-        Map<TopicPartition, Long> eventTimes = batch.eventTimes();
+        // a time ahead of the clock (a field in the wrong unit, a producer's clock) counts as now: kept as it is, it
+        // would put the watermark ahead of every record still to come, for good
+        long now = clock.getAsLong();
+        Map<TopicPartition, Long> eventTimes = new HashMap<>(batch.eventTimes());
+        eventTimes.replaceAll((tp, time) -> Math.min(time, now));
         own.update(state -> state.completed(batch.id(), batch.nextOffsets(), eventTimes), Set.of());
     }
 

@@ -34,7 +34,7 @@ final class StateParameters {
             String[] f = line.split("\t", -1);
             // a fifth field, the event time, is absent from states written before it was kept (same format version:
             // a reader that does not know it ignores it, and one that does reads none as no time known)
-            long eventTime = f.length > 4 && !f[4].isEmpty() ? Long.parseLong(f[4]) : TaskState.PartitionState.NO_TIME;
+            long eventTime = f.length > 4 ? eventTime(f[4]) : TaskState.PartitionState.NO_TIME;
             partitions.put(new TopicPartition(f[0], Integer.parseInt(f[1])),
                     new TaskState.PartitionState(Long.parseLong(f[2]), "owned".equals(f[3]), eventTime));
         }
@@ -46,6 +46,15 @@ final class StateParameters {
         }
         TaskState state = new TaskState(params.get(OWNER), partitions, intent, params.get(LAST_BATCH));
         return new StateTables.Stored(task, state, params.getOrDefault(StateTables.VERSION, "0"), table);
+    }
+
+    /** A line's event time; empty, or not a number (no release writes one), it is not known. */
+    private static long eventTime(String field) {
+        try {
+            return field.isEmpty() ? TaskState.PartitionState.NO_TIME : Long.parseLong(field);
+        } catch (NumberFormatException e) {
+            return TaskState.PartitionState.NO_TIME;
+        }
     }
 
     /** Writes the state into the parameters, next to the table's other parameters. */

@@ -20,8 +20,8 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
 
     /**
      * A Kafka partition's committed position ({@link #NONE} before the first commit), whether this task still owns
-     * it, and the greatest event time this task committed of it ({@link #NO_TIME} if none): every task's states
-     * together tell how far in event time each partition has landed (the done markers' watermarks).
+     * it, and the greatest event time this task committed of it since it last claimed it ({@link #NO_TIME} if none):
+     * the owners' lines together tell how far in event time each partition has landed (the tables' watermarks).
      */
     public record PartitionState(long nextOffset, boolean owned, long eventTime) {
         public static final long NONE = -1;
@@ -106,13 +106,16 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         return intent != null && intent.batchId().equals(batchId) ? withIntent(null) : this;
     }
 
-    /** The partitions are committed up to these offsets from now on, wherever they were; owned as they were. */
+    /**
+     * The partitions are committed up to these offsets from now on, wherever they were; owned as they were. Their
+     * event times are forgotten: the log they are read from now (a topic created again, a log cut) is not the one
+     * those times were of.
+     */
     public TaskState movedTo(Map<TopicPartition, Long> offsets) {
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
         offsets.forEach((tp, offset) -> {
             PartitionState old = next.get(tp);
-            next.put(tp, old == null ? new PartitionState(offset, true)
-                    : new PartitionState(offset, old.owned(), old.eventTime()));
+            next.put(tp, new PartitionState(offset, old == null || old.owned()));
         });
         return new TaskState(owner, next, intent, lastBatch);
     }
@@ -130,15 +133,14 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
     }
 
     /**
-     * This task instance now owns the partitions, at the given committed offsets (absent: none committed yet). The
-     * event time this state holds of a partition stays: it is of records committed, whoever committed more since.
+     * This task instance now owns the partitions, at the given committed offsets (absent: none committed yet), with
+     * no event time known until it commits some: a time this state held from an earlier ownership may be of a log
+     * that was replaced since.
      */
     public TaskState claimed(String newOwner, Collection<TopicPartition> tps, Map<TopicPartition, Long> offsets) {
         Map<TopicPartition, PartitionState> next = new HashMap<>(partitions);
         for (TopicPartition tp : tps) {
-            PartitionState old = next.get(tp);
-            next.put(tp, new PartitionState(offsets.getOrDefault(tp, PartitionState.NONE), true,
-                    old == null ? PartitionState.NO_TIME : old.eventTime()));
+            next.put(tp, new PartitionState(offsets.getOrDefault(tp, PartitionState.NONE), true));
         }
         return new TaskState(newOwner, next, intent, lastBatch);
     }

@@ -2,6 +2,7 @@ package io.hivesink.done;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -18,6 +19,9 @@ public final class TableWatermarks {
 
     private final Function<String, Predicate<TopicPartition>> feeds;
     private final ToLongFunction<String> latenessMs;
+    private final Function<String, TimeGrain> grains;
+    /** Per table kept, its time partitions' grain, if its pattern has one. */
+    private final Map<String, Optional<TimeGrain>> grainOf = new ConcurrentHashMap<>();
     private final Map<String, Long> watermarks = new ConcurrentHashMap<>();
     /** Every partition of the subscribed topics, or null while not known (then the states' partitions only). */
     private volatile Set<TopicPartition> partitions;
@@ -25,15 +29,22 @@ public final class TableWatermarks {
     /**
      * @param feeds      per table, which Kafka partitions feed it (by the routing, among the topics subscribed)
      * @param latenessMs per table, the allowed lateness ({@code partition.done.lateness.ms})
+     * @param grains     per table, the grain of its time partitions, or null if it has none
      */
-    public TableWatermarks(Function<String, Predicate<TopicPartition>> feeds, ToLongFunction<String> latenessMs) {
+    public TableWatermarks(Function<String, Predicate<TopicPartition>> feeds, ToLongFunction<String> latenessMs,
+            Function<String, TimeGrain> grains) {
         this.feeds = feeds;
         this.latenessMs = latenessMs;
+        this.grains = grains;
     }
 
     /** The table has event times: its watermark is kept from now on ({@link Watermarks#NONE} until known). */
     public boolean track(String table) {
-        return watermarks.putIfAbsent(table, Watermarks.NONE) == null;
+        if (watermarks.putIfAbsent(table, Watermarks.NONE) != null) {
+            return false;
+        }
+        grainOf.put(table, Optional.ofNullable(grains.apply(table)));
+        return true;
     }
 
     /**
@@ -65,6 +76,16 @@ public final class TableWatermarks {
     /** The table's watermark in epoch milliseconds, or {@link Watermarks#NONE}. */
     public long of(String table) {
         return watermarks.getOrDefault(table, Watermarks.NONE);
+    }
+
+    /**
+     * The start of the table's first time partition that is not complete: every one before it ends at or before
+     * the watermark. {@link Watermarks#NONE} while the table has no watermark, or if its pattern has no grain.
+     */
+    public long completeBefore(String table) {
+        long watermark = of(table);
+        Optional<TimeGrain> grain = grainOf.getOrDefault(table, Optional.empty());
+        return watermark == Watermarks.NONE || grain.isEmpty() ? Watermarks.NONE : grain.get().startOf(watermark);
     }
 
     public Map<String, Long> all() {

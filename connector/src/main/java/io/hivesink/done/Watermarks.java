@@ -41,6 +41,6 @@ public final class Watermarks {
             }
             least = Math.min(least, time);
         }
-        return least == Long.MAX_VALUE ? NONE : least - latenessMs;
+        return least == Long.MAX_VALUE || least < Long.MIN_VALUE + latenessMs + 1 ? NONE : least - latenessMs;
     }
 }

@@ -177,9 +177,12 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     /**
      * Registers the gauges of tables newly given a watermark: the watermark, and how far it is behind the wall clock.
      *
-     * @param watermark per table, in epoch milliseconds, or {@link Long#MIN_VALUE} while it has none
+     * @param watermark      per table, in epoch milliseconds, or {@link Long#MIN_VALUE} while it has none
+     * @param completeBefore per table, the start of its first time partition not complete, or
+     *                       {@link Long#MIN_VALUE} if not known
      */
-    public void tableWatermarks(Collection<String> tables, ToLongFunction<String> watermark) {
+    public void tableWatermarks(Collection<String> tables, ToLongFunction<String> watermark,
+            ToLongFunction<String> completeBefore) {
         for (String table : tables) {
             if (!watermarkTables.add(table)) {
                 continue;
@@ -196,6 +199,13 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
                     Map.of("table", table)), (Gauge<Long>) (config, now) -> {
                         long w = watermark.applyAsLong(table);
                         return w == Long.MIN_VALUE ? -1L : clock.getAsLong() - w;
+                    });
+            add(backend.name("table-complete-before-ms", "The start of the table's first time partition (such as "
+                    + "an hour) that the watermark has not passed, in epoch milliseconds: every time partition "
+                    + "before it is complete; -1 while the table has no watermark or its pattern no time partitions",
+                    Map.of("table", table)), (Gauge<Long>) (config, now) -> {
+                        long c = completeBefore.applyAsLong(table);
+                        return c == Long.MIN_VALUE ? -1L : c;
                     });
         }
     }

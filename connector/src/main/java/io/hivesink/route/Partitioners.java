@@ -4,10 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.config.PartitionConfig;
+import io.hivesink.table.PartitionSpec;
 
 /** Makes the partitioners that {@code partitioner} names: built-in ones by name, custom ones by class. */
 public final class Partitioners {
@@ -38,6 +43,49 @@ public final class Partitioners {
             partitioners.add(partitioner);
         }
         return List.copyOf(partitioners);
+    }
+
+    /**
+     * The same partitioners, placing records as they do, but giving no event time: for a table whose event times
+     * must not count towards its Kafka partitions' (they are of another clock than the other tables').
+     */
+    public static List<Partitioner> withoutEventTimes(List<Partitioner> partitioners) {
+        List<Partitioner> quiet = new ArrayList<>(partitioners.size());
+        for (Partitioner partitioner : partitioners) {
+            quiet.add(new Partitioner() {
+                @Override
+                public void configure(Map<String, String> settings) {
+                    partitioner.configure(settings);
+                }
+
+                @Override
+                public Binding bind(Schema valueSchema) {
+                    Binding binding = partitioner.bind(valueSchema);
+                    return new Binding() {
+                        @Override
+                        public PartitionSpec spec() {
+                            return binding.spec();
+                        }
+
+                        @Override
+                        public Set<String> fieldsAsColumns() {
+                            return binding.fieldsAsColumns();
+                        }
+
+                        @Override
+                        public Set<String> fieldsRead() {
+                            return binding.fieldsRead();
+                        }
+
+                        @Override
+                        public void values(SinkRecord record, Struct value, List<String> out) {
+                            binding.values(record, value, out);
+                        }
+                    };
+                }
+            });
+        }
+        return List.copyOf(quiet);
     }
 
     private static Partitioner instantiate(String className) {

@@ -163,8 +163,8 @@ final class CommitPipeline implements AutoCloseable {
             CommitSummary summary = inFlight() ? lane.await() : commitWatched(held);
             memory.committed();
             metrics.committed(summary, heldEncodeMs, newestTimestampPerTable(held));
-            watermarks.report(metrics);
             held = null;
+            watermarks.report(metrics);
             log.info(summary.logLine());
             progress.committed(summary.landed().records(), summary.landed().bytes());
             return true;

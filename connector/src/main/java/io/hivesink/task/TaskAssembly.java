@@ -169,7 +169,8 @@ public final class TaskAssembly implements AutoCloseable {
         ConsumerPositions positions = new ConsumerPositions(context::offset, new ResumePoints(batch.maxRecords()));
         CommitLane lane = batch.pipelined() ? new CommitLane(run.connector() + "-" + run.task(), identity) : null;
         TakenPartitions taken = new TakenPartitions(pauses, clock);
-        WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer());
+        WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer(), clock,
+                WatermarkUpdates.FULL_READ_EVERY_MS);
         CommitPipeline pipeline = new CommitPipeline(parts.committer(), lane, parts.buffer(), positions, taken, memory,
                 metrics, new ProgressLine(run.task() + " of " + run.connector(), clock, metrics::lagMsByTable),
                 rejected, watermarks);

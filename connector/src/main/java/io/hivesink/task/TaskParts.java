@@ -1,6 +1,7 @@
 package io.hivesink.task;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -23,11 +24,13 @@ import io.hivesink.commit.TaskRun;
 import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.InputConfig;
+import io.hivesink.config.PartitionConfig;
 import io.hivesink.config.StorageConfig;
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableOverrides;
 import io.hivesink.config.TablesConfig;
 import io.hivesink.done.TableWatermarks;
+import io.hivesink.done.TimeGrain;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.input.ConfluentAvroInput;
 import io.hivesink.input.ConnectInput;
@@ -35,6 +38,7 @@ import io.hivesink.input.RecordInput;
 import io.hivesink.input.SchemaRegistryClient;
 import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.Metastore;
+import io.hivesink.route.Partitioner;
 import io.hivesink.route.Partitioners;
 import io.hivesink.route.TableRouter;
 
@@ -129,15 +133,14 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         // a bad partitioner class fails the start, not a batch
         Partitioners.create(config.partitioning().partitioners(), props);
         String database = config.tables().database();
-        TableLayouts layouts = new TableLayouts(database,
-                table -> Partitioners.create(settings.configFor(table).partitioners(), settings.settingsFor(table)),
-                (table, schema, partitionSpec) -> metastore.tables().ensureTable(table, schema, partitionSpec));
         TableRouter router = TableRouter.fromConfig(config.tables());
+        TableLayouts layouts = new TableLayouts(database, table -> partitioners(router, props, settings, table),
+                (table, schema, partitionSpec) -> metastore.tables().ensureTable(table, schema, partitionSpec));
         BatchBuffer buffer = new BatchBuffer(recordInput(config), router, layouts,
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
                 config.avro().compressEarly() ? writers::earlyWriter : null);
         TableWatermarks watermarks = new TableWatermarks(TableFeeds.of(router, props),
-                table -> settings.configFor(table).doneLatenessMs());
+                table -> settings.configFor(table).doneLatenessMs(), table -> timeGrain(settings, table));
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
                 watermarks);
     }
@@ -175,6 +178,51 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         BatchConfig batch = config.batch();
         return new FlushPolicy(batch.maxRecords(), batch.maxBytes(), batch.maxIntervalMs(), batch.maxIdleMs(),
                 tableLimits);
+    }
+
+    /**
+     * The table's partitioners. Routed by a field, records of many tables share each Kafka partition, whose event
+     * time is the greatest of them all: a table that takes its event time from elsewhere than the connector's
+     * settings say ({@code table.<name>.partition.time.field}, its unit or format) would mix two clocks, and gives
+     * none (so it has no watermark).
+     */
+    private static List<Partitioner> partitioners(TableRouter router, Map<String, String> props,
+            TableOverrides settings, String table) {
+        List<Partitioner> partitioners = Partitioners.create(settings.configFor(table).partitioners(),
+                settings.settingsFor(table));
+        if (router.routesByTopic() || !settings.configFor(table).partitioners().contains(Partitioners.TIME)) {
+            return partitioners;
+        }
+        PartitionConfig.Time connector = PartitionConfig.timeOf(props);
+        PartitionConfig.Time own = PartitionConfig.timeOf(settings.settingsFor(table));
+        if (own.field().equals(connector.field()) && own.fieldUnit() == connector.fieldUnit()
+                && own.fieldFormat().equals(connector.fieldFormat())) {
+            return partitioners;
+        }
+        log.warn("Table {} takes its event time from {} where the connector's settings say {}: routed by a field, its "
+                + "Kafka partitions' event times would mix the two, so the table has no watermark", table,
+                describe(own), describe(connector));
+        return Partitioners.withoutEventTimes(partitioners);
+    }
+
+    private static String describe(PartitionConfig.Time time) {
+        return time.field().isEmpty() ? "the record timestamp" : "field '" + time.field() + "' ("
+                + (time.fieldFormat().isEmpty() ? time.fieldUnit().name().toLowerCase(java.util.Locale.ROOT)
+                        : time.fieldFormat()) + ")";
+    }
+
+    /** The grain of the table's time partitions, or null if it is not partitioned by time or its pattern has none. */
+    private static TimeGrain timeGrain(TableOverrides settings, String table) {
+        if (!settings.configFor(table).partitioners().contains("time")) {
+            return null;
+        }
+        PartitionConfig.Time time = PartitionConfig.timeOf(settings.settingsFor(table));
+        try {
+            return TimeGrain.of(time.pattern(), time.zone());
+        } catch (IllegalArgumentException e) {
+            log.info("Table {} has a watermark but no time partitions that complete: {}", table, e.getMessage());
+            return null;
+        }
     }
 
     /** The table's configuration, its directory (if it sets one) qualified on the FileSystem. */

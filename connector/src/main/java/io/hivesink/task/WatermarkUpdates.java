@@ -1,7 +1,11 @@
 package io.hivesink.task;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,20 +16,34 @@ import io.hivesink.metrics.TaskMetrics;
 
 /**
  * Brings the tables' watermarks up to date after each commit, on the thread that made it (the commit lane's, while
- * the task takes the next batch): the batch's event times are in its task's state by then, and every task's state is
- * read again. A failed read leaves the watermarks as they were until the next commit; it never fails the commit.
+ * the task takes the next batch): the batch's event times are in its task's state by then. Every task's state is
+ * read again at most every {@code fullReadEveryMs} (two metastore calls, however many tasks: with many tasks
+ * committing often, each reading all at every commit would load the metastore for little); in between, the task's
+ * own state, which it has at hand, updates the last read. A failed read leaves the watermarks as they were until a
+ * later one; it never fails the commit.
  */
 final class WatermarkUpdates {
 
     private static final Logger log = LoggerFactory.getLogger(WatermarkUpdates.class);
 
+    /** How often every task's state is read, at most, in a running task. */
+    static final long FULL_READ_EVERY_MS = 10_000;
+
     private final TableWatermarks watermarks;
     private final ExactlyOnceCommitter committer;
+    private final LongSupplier clock;
+    private final long fullReadEveryMs;
+    /** What every task's state said at the last full read, or null before the first. */
+    private Map<TopicPartition, Long> lastRead;
+    private long lastReadAtMs;
     private boolean failing;
 
-    WatermarkUpdates(TableWatermarks watermarks, ExactlyOnceCommitter committer) {
+    WatermarkUpdates(TableWatermarks watermarks, ExactlyOnceCommitter committer, LongSupplier clock,
+            long fullReadEveryMs) {
         this.watermarks = watermarks;
         this.committer = committer;
+        this.clock = clock;
+        this.fullReadEveryMs = fullReadEveryMs;
     }
 
     /** The batch is committed: its tables with event times have watermarks from now on, and all are read again. */
@@ -43,7 +61,17 @@ final class WatermarkUpdates {
             return;
         }
         try {
-            watermarks.update(committer.landedEventTimes());
+            long now = clock.getAsLong();
+            Map<TopicPartition, Long> landed;
+            if (lastRead == null || now - lastReadAtMs >= fullReadEveryMs) {
+                landed = committer.landedEventTimes();
+                lastRead = landed;
+                lastReadAtMs = now;
+            } else {
+                landed = new HashMap<>(lastRead);
+                landed.putAll(committer.ownEventTimes()); // the owner's line is the partition's word
+            }
+            watermarks.update(landed);
             if (failing) {
                 log.info("The watermarks of {} are up to date again", tracked);
                 failing = false;
@@ -59,6 +87,6 @@ final class WatermarkUpdates {
 
     /** Each table with a watermark has its gauges. */
     void report(TaskMetrics metrics) {
-        metrics.tableWatermarks(watermarks.all().keySet(), watermarks::of);
+        metrics.tableWatermarks(watermarks.all().keySet(), watermarks::of, watermarks::completeBefore);
     }
 }

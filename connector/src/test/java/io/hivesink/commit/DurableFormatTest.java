@@ -104,7 +104,7 @@ class DurableFormatTest {
     }
 
     @Test
-    void anEventTimeNeverGoesBackAndOutlivesReleasesMovesAndClaims() {
+    void anEventTimeNeverGoesBackOutlivesAReleaseAndIsForgottenByAMoveOrAClaim() {
         TaskState state = TaskState.EMPTY.claimed("i1", List.of(TP), Map.of())
                 .completed("b-1", Map.of(TP, 10L), Map.of(TP, 5_000L))
                 .completed("b-2", Map.of(TP, 20L), Map.of(TP, 4_000L)); // disorder across batches
@@ -112,9 +112,15 @@ class DurableFormatTest {
         assertEquals(5_000L, state.completed("b-3", Map.of(TP, 30L)).partitions().get(TP).eventTime(),
                 "a batch without event times");
         assertEquals(5_000L, state.released(List.of(TP)).partitions().get(TP).eventTime());
-        assertEquals(5_000L, state.movedTo(Map.of(TP, 3L)).partitions().get(TP).eventTime());
-        assertEquals(5_000L, state.released(List.of(TP)).claimed("i2", List.of(TP), Map.of(TP, 40L))
-                .partitions().get(TP).eventTime(), "of records committed, whoever committed more since");
+        assertEquals(TaskState.PartitionState.NO_TIME, state.movedTo(Map.of(TP, 3L)).partitions().get(TP)
+                .eventTime(), "moved to another log (a topic created again): its times are not of that log");
+        assertEquals(TaskState.PartitionState.NO_TIME, state.released(List.of(TP))
+                .claimed("i2", List.of(TP), Map.of(TP, 40L)).partitions().get(TP).eventTime(),
+                "claimed again: a time from an earlier ownership may be of a log replaced since");
+        assertEquals(7_000L, state.caughtUp(List.of(TP), 7_000L).partitions().get(TP).eventTime());
+        assertEquals(5_000L, state.caughtUp(List.of(TP), 4_000L).partitions().get(TP).eventTime(), "never back");
+        assertEquals(5_000L, state.released(List.of(TP)).caughtUp(List.of(TP), 7_000L).partitions().get(TP)
+                .eventTime(), "only partitions it owns");
         assertEquals(TaskState.PartitionState.NO_TIME, TaskState.EMPTY.claimed("i1", List.of(TP), Map.of())
                 .partitions().get(TP).eventTime());
     }

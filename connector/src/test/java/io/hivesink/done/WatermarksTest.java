@@ -39,7 +39,7 @@ class WatermarksTest {
     void aTableKeptHasNoneUntilKnownAndNeverGoesBack() {
         Map<TopicPartition, Long> landed = new HashMap<>(Map.of(A0, 10_000L, A1, Watermarks.NONE));
         TableWatermarks watermarks = new TableWatermarks(table -> table.equals("ta") ? A : tp -> true,
-                table -> table.equals("ta") ? 1_000 : 0);
+                table -> table.equals("ta") ? 1_000 : 0, table -> null);
         assertEquals(true, watermarks.track("ta"));
         assertEquals(false, watermarks.track("ta"), "once");
         watermarks.track("all");
@@ -62,7 +62,7 @@ class WatermarksTest {
 
     @Test
     void aPartitionOfASubscribedTopicInNoStateYetHoldsTheTableBack() {
-        TableWatermarks watermarks = new TableWatermarks(table -> tp -> true, table -> 0);
+        TableWatermarks watermarks = new TableWatermarks(table -> tp -> true, table -> 0, table -> null);
         watermarks.track("t");
         watermarks.partitionsKnown(Set.of(A0, A1, B0));
         watermarks.update(Map.of(A0, 10_000L, B0, 9_000L)); // A1 not claimed by any task yet

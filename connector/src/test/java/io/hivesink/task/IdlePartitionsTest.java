@@ -58,7 +58,7 @@ class IdlePartitionsTest {
     void caughtUpForTheIdleTimeThePartitionsTakeTheWallClockAndTheWatermarkMoves() {
         TaskParts parts = rig.task(0, Map.of("partitioner", "time", "partition.done.lateness.ms", "1000"));
         parts.committer().claim(List.of(P0, P1, P2));
-        WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer());
+        WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer(), now::get, 0);
         CommitPipeline pipeline = rig.pipeline(parts, null);
         rig.takeStamped(parts, P0, 0, START - 60_000, START - 50_000, START - 40_000);
         pipeline.send(parts.buffer().drain(), 1, "test");
@@ -96,7 +96,7 @@ class IdlePartitionsTest {
     void waitingPartitionsAndAnIdleTimeOfZeroRecordNothingAndAFencedTaskStops() {
         TaskParts parts = rig.task(0);
         parts.committer().claim(List.of(P0, P1));
-        WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer());
+        WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer(), now::get, 0);
         logs.put(P0, new LogOffsets.LogRange(0, 0));
         logs.put(P1, new LogOffsets.LogRange(0, 0));
         IdlePartitions never = new IdlePartitions(0, tps -> Map.copyOf(logs), parts.committer(), watermarks,

@@ -108,7 +108,7 @@ final class PartsRig {
                 new ConsumerPositions(seeks::add, new ResumePoints(10)), new TakenPartitions(pauses(), clock),
                 memory, metrics,
                 new ProgressLine("0 of conn", clock, metrics::lagMsByTable), null,
-                new WatermarkUpdates(parts.watermarks(), parts.committer()));
+                new WatermarkUpdates(parts.watermarks(), parts.committer(), clock, 0));
     }
 
     /** Takes records of offsets [from, to) of {@code tp} into the task's open batch. */

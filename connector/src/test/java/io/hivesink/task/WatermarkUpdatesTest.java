@@ -7,10 +7,16 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +36,7 @@ class WatermarkUpdatesTest {
     private static final TopicPartition P0 = new TopicPartition("events", 0);
     private static final TopicPartition P1 = new TopicPartition("events", 1);
     private static final long HOUR = 3_600_000L;
-    private static final long T = 1_795_000_000_000L; // a time on an hour
+    private static final long T = 1_795_000_000_000L; // 2026-11-18T11:06:40Z
 
     @TempDir
     Path dir;
@@ -86,6 +92,9 @@ class WatermarkUpdatesTest {
         ObjectName gauges = new ObjectName("kafka.connect:type=plugins,connector=conn,task=0,table=events");
         assertEquals(T + HOUR + 30_000 - 120_000, ((Number) server.getAttribute(gauges, "table-watermark-ms"))
                 .longValue());
+        long watermark = T + HOUR + 30_000 - 120_000;
+        assertEquals(Math.floorDiv(watermark, HOUR) * HOUR, ((Number) server.getAttribute(gauges,
+                "table-complete-before-ms")).longValue(), "the hours before the watermark's are complete");
         long lag = ((Number) server.getAttribute(gauges, "table-watermark-lag-ms")).longValue();
         long expected = System.currentTimeMillis() - (T + HOUR + 30_000 - 120_000);
         assertTrue(Math.abs(expected - lag) < 60_000, "now minus the watermark: " + lag + ", about " + expected);
@@ -100,5 +109,39 @@ class WatermarkUpdatesTest {
         pipeline.send(parts.buffer().drain(), 1, "test");
         assertEquals(Map.of(P0, TaskState.PartitionState.NO_TIME), parts.committer().landedEventTimes());
         assertEquals(Map.of(), parts.watermarks().all());
+    }
+
+    @Test
+    void aTimeAheadOfTheClockCountsAsNowAndANewOwnerStartsWithNoTime() {
+        TaskParts first = timePartitioned(0, P0);
+        CommitPipeline pipeline = rig.pipeline(first, null);
+        long before = System.currentTimeMillis();
+        rig.takeStamped(first, P0, 0, T, T + 100L * 365 * 24 * HOUR); // a field in the wrong unit, say
+        pipeline.send(first.buffer().drain(), 1, "test");
+        long recorded = eventTimeIn(first, P0);
+        assertTrue(recorded >= before && recorded <= System.currentTimeMillis(), "capped at the clock: " + recorded);
+
+        TaskParts second = timePartitioned(1, P0); // the group gives P0 to task 1
+        assertEquals(TaskState.PartitionState.NO_TIME, eventTimeIn(second, P0), "none until it commits some");
+        assertEquals(Map.of(P0, TaskState.PartitionState.NO_TIME), second.committer().landedEventTimes(),
+                "the owner's line is the partition's word, not the earlier owner's");
+    }
+
+    private static final Schema KINDS = SchemaBuilder.struct().name("Kinded").field("id", Schema.INT64_SCHEMA)
+            .field("kind", Schema.STRING_SCHEMA).field("at", Schema.INT64_SCHEMA).build();
+
+    @Test
+    void routedByAFieldATableOnAnotherClockGivesNoEventTimes() {
+        TaskParts parts = rig.task(0, Map.of("route.field", "kind", "route.table.template", "web_${field}",
+                "partitioner", "time", "table.web_b.partition.time.field", "at"));
+        parts.committer().claim(List.of(P0));
+        CommitPipeline pipeline = rig.pipeline(parts, null);
+        parts.buffer().add(new SinkRecord("events", 0, null, null, KINDS, new Struct(KINDS).put("id", 0L)
+                .put("kind", "a").put("at", 0L), 0, T, TimestampType.CREATE_TIME), 0);
+        parts.buffer().add(new SinkRecord("events", 0, null, null, KINDS, new Struct(KINDS).put("id", 1L)
+                .put("kind", "b").put("at", T + 5 * HOUR), 1, T, TimestampType.CREATE_TIME), 0);
+        pipeline.send(parts.buffer().drain(), 1, "test");
+        assertEquals(T, eventTimeIn(parts, P0), "web_a's record timestamp, not web_b's field five hours later");
+        assertEquals(Set.of("web_a"), parts.watermarks().all().keySet(), "web_b has no watermark");
     }
 }
