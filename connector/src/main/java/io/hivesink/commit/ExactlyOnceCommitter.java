@@ -137,13 +137,7 @@ public final class ExactlyOnceCommitter {
      * ({@link TaskState.PartitionState#NO_TIME} if none), as its state was last written or read: no metastore call.
      */
     public Map<TopicPartition, Long> ownEventTimes() {
-        Map<TopicPartition, Long> times = new HashMap<>();
-        own.stored().state().partitions().forEach((tp, p) -> {
-            if (p.owned()) {
-                times.put(tp, p.eventTime());
-            }
-        });
-        return times;
+        return own.perOwned(TaskState.PartitionState::eventTime);
     }
 
     /**
@@ -151,13 +145,7 @@ public final class ExactlyOnceCommitter {
      * committed yet), as its state was last written or read.
      */
     public Map<TopicPartition, Long> ownedOffsets() {
-        Map<TopicPartition, Long> owned = new HashMap<>();
-        own.stored().state().partitions().forEach((tp, p) -> {
-            if (p.owned()) {
-                owned.put(tp, p.nextOffset());
-            }
-        });
-        return owned;
+        return own.perOwned(TaskState.PartitionState::nextOffset);
     }
 
     /**

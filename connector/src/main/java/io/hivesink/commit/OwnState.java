@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 
 import org.apache.kafka.common.TopicPartition;
@@ -67,7 +68,18 @@ final class OwnState {
         return offsets;
     }
 
-    /** The partitions this task owns, as its state was last read. */
+    /** Per partition this task owns, as its state was last written or read, a value of its line. */
+    Map<TopicPartition, Long> perOwned(ToLongFunction<TaskState.PartitionState> value) {
+        Map<TopicPartition, Long> values = new HashMap<>();
+        stored.state().partitions().forEach((tp, state) -> {
+            if (state.owned()) {
+                values.put(tp, value.applyAsLong(state));
+            }
+        });
+        return values;
+    }
+
+        /** The partitions this task owns, as its state was last read. */
     Set<TopicPartition> owned() {
         Set<TopicPartition> owned = new HashSet<>();
         stored.state().partitions().forEach((tp, state) -> {

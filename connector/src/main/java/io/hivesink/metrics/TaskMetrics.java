@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import java.util.function.LongUnaryOperator;
 import java.util.function.ToLongFunction;
 
 import org.apache.kafka.common.MetricName;
@@ -190,24 +191,23 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
             add(backend.name("table-watermark-ms", "The table's watermark, in epoch milliseconds: every record still "
                     + "to come is expected at or after this event time (partition.done.lateness.ms); -1 until "
                     + "every Kafka partition that feeds the table has committed an event time",
-                    Map.of("table", table)), (Gauge<Long>) (config, now) -> {
-                        long w = watermark.applyAsLong(table);
-                        return w == Long.MIN_VALUE ? -1L : w;
-                    });
+                    Map.of("table", table)), (Gauge<Long>) (config, now) -> knownOrMinusOne(
+                            watermark.applyAsLong(table), w -> w));
             add(backend.name("table-watermark-lag-ms", "Now minus the table's watermark: how far behind the wall "
                     + "clock the table has landed in event time; -1 while it has no watermark",
-                    Map.of("table", table)), (Gauge<Long>) (config, now) -> {
-                        long w = watermark.applyAsLong(table);
-                        return w == Long.MIN_VALUE ? -1L : clock.getAsLong() - w;
-                    });
+                    Map.of("table", table)), (Gauge<Long>) (config, now) -> knownOrMinusOne(
+                            watermark.applyAsLong(table), w -> clock.getAsLong() - w));
             add(backend.name("table-complete-before-ms", "The start of the table's first time partition (such as "
                     + "an hour) that the watermark has not passed, in epoch milliseconds: every time partition "
                     + "before it is complete; -1 while the table has no watermark or its pattern no time partitions",
-                    Map.of("table", table)), (Gauge<Long>) (config, now) -> {
-                        long c = completeBefore.applyAsLong(table);
-                        return c == Long.MIN_VALUE ? -1L : c;
-                    });
+                    Map.of("table", table)), (Gauge<Long>) (config, now) -> knownOrMinusOne(
+                            completeBefore.applyAsLong(table), c -> c));
         }
+    }
+
+    /** A time shown as a gauge shows it: -1 for {@link Long#MIN_VALUE} (not known), else {@code shown} of it. */
+    private static long knownOrMinusOne(long time, LongUnaryOperator shown) {
+        return time == Long.MIN_VALUE ? -1L : shown.applyAsLong(time);
     }
 
     /** Per table committed to so far, now minus the newest record timestamp committed to it. */

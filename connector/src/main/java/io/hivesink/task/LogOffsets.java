@@ -87,10 +87,9 @@ interface LogOffsets {
 
         @Override
         public Map<TopicPartition, LogRange> ranges(Collection<TopicPartition> partitions) {
-            Duration timeout = TIMEOUT;
             try {
-                Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions, timeout);
-                Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
+                Map<TopicPartition, Long> starts = consumer.beginningOffsets(partitions, TIMEOUT);
+                Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, TIMEOUT);
                 Map<TopicPartition, LogRange> ranges = new HashMap<>();
                 starts.forEach((tp, start) -> {
                     Long end = ends.get(tp);
