@@ -17,11 +17,25 @@ import org.apache.kafka.common.config.ConfigDef.Width;
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record DoneConfig(long idleMs) {
+public record DoneConfig(long idleMs, boolean markers, String table) {
 
     public static final String GROUP = "Done partitions";
     public static final String PARTITION_DONE_LATENESS_MS = "partition.done.lateness.ms";
     public static final String PARTITION_DONE_IDLE_MS = "partition.done.idle.ms";
+    public static final String PARTITION_DONE_MARKERS = "partition.done.markers";
+    public static final String PARTITION_DONE_DELAY_MS = "partition.done.delay.ms";
+    public static final String PARTITION_DONE_SUCCESS_FILE = "partition.done.success.file";
+    public static final String PARTITION_DONE_TABLE = "partition.done.table";
+
+    /**
+     * The keys a table may set for itself.
+     *
+     * @param latenessMs  the disorder allowed within a Kafka partition's event times
+     * @param delayMs     how long past its end, in event time, a time partition is marked done
+     * @param successFile whether a done Hive partition gets a {@code _SUCCESS} file
+     */
+    public record Table(long latenessMs, long delayMs, boolean successFile) {
+    }
 
     static void define(ConfigDef def) {
         int order = 0;
@@ -42,9 +56,40 @@ public record DoneConfig(long idleMs) {
                         + "partition that receives nothing holds its tables back). A partition of a topic written "
                         + "by transactions ends with a transaction marker, not a record, and is never caught up.",
                 GROUP, ++order, Width.MEDIUM, "Idle partitions (ms)");
+        def.define(PARTITION_DONE_MARKERS, Type.BOOLEAN, true, Validators.bool(), Importance.MEDIUM,
+                "Whether the time partitions of tables partitioned by time are marked done once complete: when "
+                        + "a time partition's end plus partition.done.delay.ms is at or below its table's "
+                        + "watermark, its Hive partitions get the parameter hive-sink.done.time (and "
+                        + "partition.done.success.file a _SUCCESS file), then a row in the done table "
+                        + "(partition.done.table) marks it. Time partitions are marked in order, each once, from "
+                        + "the first the table holds.",
+                GROUP, ++order, Width.SHORT, "Mark done partitions");
+        def.define(PARTITION_DONE_DELAY_MS, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                "How far past its end the table's watermark must be before a time partition is marked done, in "
+                        + "milliseconds of event time: on top of partition.done.lateness.ms, for records that "
+                        + "may come later still.",
+                GROUP, ++order, Width.MEDIUM, "Done delay (ms)");
+        def.define(PARTITION_DONE_SUCCESS_FILE, Type.BOOLEAN, true, Validators.bool(), Importance.MEDIUM,
+                "Whether each Hive partition of a time partition marked done gets an empty _SUCCESS file in its "
+                        + "directory (what Oozie's datasets and Airflow's file sensors wait on), before the done "
+                        + "row is written. Hive, Spark and Trino skip files whose names start with an "
+                        + "underscore.",
+                GROUP, ++order, Width.SHORT, "_SUCCESS files");
+        def.define(PARTITION_DONE_TABLE, Type.STRING, "hive_sink_done", Validators.hiveIdentifier(),
+                Importance.MEDIUM,
+                "The table, in the ledger's database, with one row per time partition marked done, partitioned "
+                        + "by (table_name, time_partition), for example (orders, dt=2026-11-22/hr=05). Created if "
+                        + "missing. One query tells whether an hour is done in every table the connector writes.",
+                GROUP, ++order, Width.MEDIUM, "Done table");
     }
 
     static DoneConfig from(AbstractConfig config) {
-        return new DoneConfig(config.getLong(PARTITION_DONE_IDLE_MS));
+        return new DoneConfig(config.getLong(PARTITION_DONE_IDLE_MS), config.getBoolean(PARTITION_DONE_MARKERS),
+                config.getString(PARTITION_DONE_TABLE));
+    }
+
+    static Table tableOf(AbstractConfig config) {
+        return new Table(config.getLong(PARTITION_DONE_LATENESS_MS), config.getLong(PARTITION_DONE_DELAY_MS),
+                config.getBoolean(PARTITION_DONE_SUCCESS_FILE));
     }
 }

@@ -18,13 +18,13 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param orcCodec        the ORC codec of the table's files, lower case
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
- * @param doneLatenessMs  the disorder allowed within a Kafka partition's event times ({@link DoneConfig})
+ * @param done            when its time partitions are done, and how they are marked ({@link DoneConfig})
  * @param location        the directory of the table when the connector creates it ({@code table.<name>.location}),
  *                        or null for {@code <warehouse>/<database>.db/<table>}
  */
 public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
         String format, String codecName, int codecLevel, String parquetCodec, boolean parquetDictionary,
-        String orcCodec, int batchMaxRecords, long doneLatenessMs, String location) {
+        String orcCodec, int batchMaxRecords, DoneConfig.Table done, String location) {
 
     public TableConfig {
         partitioners = List.copyOf(partitioners);
@@ -38,7 +38,8 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
             PartitionConfig.PARTITION_TIME_FIELD_FORMAT, TablesConfig.TABLE_PROPERTIES, TablesConfig.SCHEMA_EVOLUTION,
             TablesConfig.FORMAT, AvroConfig.AVRO_CODEC, AvroConfig.AVRO_CODEC_LEVEL, ParquetConfig.PARQUET_CODEC,
             ParquetConfig.PARQUET_DICTIONARY, OrcConfig.ORC_CODEC, BatchConfig.BATCH_MAX_RECORDS,
-            DoneConfig.PARTITION_DONE_LATENESS_MS);
+            DoneConfig.PARTITION_DONE_LATENESS_MS, DoneConfig.PARTITION_DONE_DELAY_MS,
+            DoneConfig.PARTITION_DONE_SUCCESS_FILE);
 
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.
@@ -52,19 +53,18 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
                 TablesConfig.schemaEvolution(config), TablesConfig.format(config), AvroConfig.codecName(config),
                 config.getInt(AvroConfig.AVRO_CODEC_LEVEL), ParquetConfig.codecName(config),
                 config.getBoolean(ParquetConfig.PARQUET_DICTIONARY), OrcConfig.codecName(config),
-                config.getInt(BatchConfig.BATCH_MAX_RECORDS), config.getLong(DoneConfig.PARTITION_DONE_LATENESS_MS),
-                location);
+                config.getInt(BatchConfig.BATCH_MAX_RECORDS), DoneConfig.tableOf(config), location);
     }
 
     /** The same, in another file format. */
     public TableConfig inFormat(String otherFormat) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, otherFormat, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, doneLatenessMs, location);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, location);
     }
 
     /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */
     public TableConfig locatedAt(String qualified) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, format, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, doneLatenessMs, qualified);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, qualified);
     }
 }

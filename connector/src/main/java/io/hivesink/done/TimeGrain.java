@@ -1,13 +1,20 @@
 package io.hivesink.done;
 
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoField;
 import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import io.hivesink.config.TimePattern;
 
@@ -22,11 +29,13 @@ public final class TimeGrain {
 
     private final ChronoUnit unit;
     private final ZoneId zone;
+    private final List<String> columns;
     private final List<DateTimeFormatter> formats;
 
-    private TimeGrain(ChronoUnit unit, ZoneId zone, List<DateTimeFormatter> formats) {
+    private TimeGrain(ChronoUnit unit, ZoneId zone, List<String> columns, List<DateTimeFormatter> formats) {
         this.unit = unit;
         this.zone = zone;
+        this.columns = columns;
         this.formats = formats;
     }
 
@@ -73,7 +82,7 @@ public final class TimeGrain {
             throw new IllegalArgumentException("The time partition pattern '" + pattern + "' does not split time "
                     + "into spans: " + why + ".");
         }
-        return new TimeGrain(unit, zone, parsed.formats());
+        return new TimeGrain(unit, zone, parsed.columns(), parsed.formats());
     }
 
     /** The finest unit of the pattern. */
@@ -122,6 +131,49 @@ public final class TimeGrain {
         }
         return values;
     }
+
+    /** The partition columns the pattern names, in order. */
+    public List<String> columns() {
+        return columns;
+    }
+
+    /**
+     * The start of the time partition these values name (one per column, as {@link #values} gives them), or
+     * {@link Long#MIN_VALUE} if they name none (Hive's default partition, text of another pattern).
+     */
+    public long startOfValues(List<String> named) {
+        if (named.size() != formats.size()) {
+            return Long.MIN_VALUE;
+        }
+        Map<ChronoField, Long> fields = new EnumMap<>(ChronoField.class);
+        try {
+            for (int i = 0; i < formats.size(); i++) {
+                TemporalAccessor parsed = formats.get(i).parse(named.get(i));
+                for (ChronoField field : READ) {
+                    if (parsed.isSupported(field)) {
+                        fields.put(field, parsed.getLong(field));
+                    }
+                }
+            }
+            boolean dayOfYear = fields.containsKey(ChronoField.DAY_OF_YEAR)
+                    && !fields.containsKey(ChronoField.MONTH_OF_YEAR);
+            LocalDate day = dayOfYear ? LocalDate.ofYearDay(fields.get(ChronoField.YEAR).intValue(),
+                            fields.get(ChronoField.DAY_OF_YEAR).intValue())
+                    : LocalDate.of(fields.get(ChronoField.YEAR).intValue(),
+                            fields.getOrDefault(ChronoField.MONTH_OF_YEAR, 1L).intValue(),
+                            fields.getOrDefault(ChronoField.DAY_OF_MONTH, 1L).intValue());
+            LocalDateTime at = day.atTime(fields.getOrDefault(ChronoField.HOUR_OF_DAY, 0L).intValue(),
+                    fields.getOrDefault(ChronoField.MINUTE_OF_HOUR, 0L).intValue());
+            // a time the clocks skip is in the partition after it; one they repeat, in the partition it names
+            long start = startOf(ZonedDateTime.ofLocal(at, zone, null).toInstant().toEpochMilli());
+            return values(start).equals(named) ? start : Long.MIN_VALUE;
+        } catch (DateTimeException | NullPointerException | ArithmeticException e) {
+            return Long.MIN_VALUE;
+        }
+    }
+
+    private static final List<ChronoField> READ = List.of(ChronoField.YEAR, ChronoField.MONTH_OF_YEAR,
+            ChronoField.DAY_OF_MONTH, ChronoField.DAY_OF_YEAR, ChronoField.HOUR_OF_DAY, ChronoField.MINUTE_OF_HOUR);
 
     private long step(long millis, int units) {
         return ZonedDateTime.ofInstant(Instant.ofEpochMilli(millis), zone).plus(units, unit).toInstant()

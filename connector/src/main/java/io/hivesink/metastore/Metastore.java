@@ -22,6 +22,9 @@ public interface Metastore extends AutoCloseable {
     /** Escaped partition names ({@code a=1/b=x}) of all partitions of the table. */
     List<String> partitionNames(String database, String table);
 
+    /** Escaped partition names of the table's partitions whose leading partition values are these. */
+    List<String> partitionNamesUnder(String database, String table, List<String> leadingValues);
+
     /**
      * Adds the partitions in one call, skipping those that already exist.
      *

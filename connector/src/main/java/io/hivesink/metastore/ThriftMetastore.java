@@ -144,6 +144,12 @@ public final class ThriftMetastore implements Metastore {
     }
 
     @Override
+    public synchronized List<String> partitionNamesUnder(String database, String table, List<String> leadingValues) {
+        return calls.run("get_partition_names_ps", database + "." + table + " " + leadingValues,
+                c -> c.get_partition_names_ps(database, table, new ArrayList<>(leadingValues), (short) -1));
+    }
+
+    @Override
     public synchronized List<Partition> addPartitions(List<Partition> partitions) {
         if (partitions.isEmpty()) {
             return List.of();

@@ -39,4 +39,38 @@ public final class HivePaths {
         }
         return out == null ? value : out.toString();
     }
+
+    /** Reads back what {@link #escapePathName} wrote: each %XX its character. */
+    public static String unescapePathName(String name) {
+        if (name.indexOf('%') < 0) {
+            return name;
+        }
+        StringBuilder out = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '%' && i + 2 < name.length() && isHex(name.charAt(i + 1)) && isHex(name.charAt(i + 2))) {
+                out.append((char) Integer.parseInt(name.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean isHex(char c) {
+        return Character.digit(c, 16) >= 0;
+    }
+
+    /**
+     * The values of an escaped partition name such as {@code dt=2026-11-22/hr=05} (a metastore's partition name, or a
+     * partition's relative directory), in order, unescaped.
+     */
+    public static java.util.List<String> valuesOf(String partitionName) {
+        java.util.List<String> values = new java.util.ArrayList<>();
+        for (String segment : partitionName.split("/", -1)) {
+            values.add(unescapePathName(segment.substring(segment.indexOf('=') + 1)));
+        }
+        return values;
+    }
 }

@@ -170,7 +170,7 @@ public final class TaskAssembly implements AutoCloseable {
         CommitLane lane = batch.pipelined() ? new CommitLane(run.connector() + "-" + run.task(), identity) : null;
         TakenPartitions taken = new TakenPartitions(pauses, clock);
         WatermarkUpdates watermarks = new WatermarkUpdates(parts.watermarks(), parts.committer(), clock,
-                WatermarkUpdates.FULL_READ_EVERY_MS);
+                WatermarkUpdates.FULL_READ_EVERY_MS, parts.doneMarking()::markDue);
         CommitPipeline pipeline = new CommitPipeline(parts.committer(), lane, parts.buffer(), positions, taken, memory,
                 metrics, new ProgressLine(run.task() + " of " + run.connector(), clock, metrics::lagMsByTable),
                 rejected, watermarks);

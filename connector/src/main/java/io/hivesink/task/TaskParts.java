@@ -29,6 +29,8 @@ import io.hivesink.config.StorageConfig;
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableOverrides;
 import io.hivesink.config.TablesConfig;
+import io.hivesink.done.DoneTable;
+import io.hivesink.done.PartitionMarker;
 import io.hivesink.done.TableWatermarks;
 import io.hivesink.done.TimeGrain;
 import io.hivesink.fs.StagingArea;
@@ -51,7 +53,8 @@ import io.hivesink.route.TableRouter;
  * paths, table names and instance ids follow one convention.
  */
 public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, TableWriters writers,
-        BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer, TableWatermarks watermarks) {
+        BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer, TableWatermarks watermarks,
+        DoneMarking doneMarking) {
 
     private static final Logger log = LoggerFactory.getLogger(TaskParts.class);
 
@@ -76,7 +79,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
             String database = tablesConfig.database();
             // the ledger's rows are Avro files whatever format the tables have
             HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
-                    table -> table.equals(tablesConfig.ledgerTable())
+                    table -> table.equals(tablesConfig.ledgerTable()) || table.equals(config.done().table())
                             ? tableConfig(storage.fs(), settings, table).inFormat(TablesConfig.FORMAT_AVRO)
                             : tableConfig(storage.fs(), settings, table));
             StateTables.Deployment deployment = new StateTables.Deployment(run.connector(),
@@ -140,9 +143,9 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
                 config.avro().compressEarly() ? writers::earlyWriter : null);
         TableWatermarks watermarks = new TableWatermarks(TableFeeds.of(router, props),
-                table -> settings.configFor(table).doneLatenessMs(), table -> timeGrain(settings, table));
+                table -> settings.configFor(table).done().latenessMs(), table -> timeGrain(settings, table));
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
-                watermarks);
+                watermarks, doneMarking(config, run, storage, metastore, settings, watermarks, clock));
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
@@ -209,6 +212,25 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         return time.field().isEmpty() ? "the record timestamp" : "field '" + time.field() + "' ("
                 + (time.fieldFormat().isEmpty() ? time.fieldUnit().name().toLowerCase(java.util.Locale.ROOT)
                         : time.fieldFormat()) + ")";
+    }
+
+    /** Marks the time partitions of the task's tables done; does nothing if {@code partition.done.markers=false}. */
+    private static DoneMarking doneMarking(HiveSinkConfig config, TaskRun run, Storage storage,
+            MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock) {
+        if (!config.done().markers()) {
+            return DoneMarking.NONE;
+        }
+        DoneTable doneTable = new DoneTable(metastore.tables(), metastore.client(), storage.fs(),
+                config.done().table());
+        PartitionMarker marker = new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
+                run.instance(), clock);
+        String database = config.tables().database();
+        return new DoneMarking(watermarks, marker, doneTable, table -> {
+            TimeGrain grain = watermarks.grainOf(table);
+            return grain == null ? null : new PartitionMarker.TimeTable(database, table,
+                    metastore.tables().existing(table).partitionSpec().names(), grain,
+                    settings.configFor(table).done().successFile());
+        }, table -> settings.configFor(table).done().delayMs());
     }
 
     /** The grain of the table's time partitions, or null if it is not partitioned by time or its pattern has none. */

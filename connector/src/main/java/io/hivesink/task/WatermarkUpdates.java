@@ -37,9 +37,17 @@ final class WatermarkUpdates {
     private Map<TopicPartition, Long> lastRead;
     private long lastReadAtMs;
     private boolean failing;
+    /** Marks the time partitions the watermarks passed ({@link DoneMarking}). */
+    private final Runnable marking;
 
     WatermarkUpdates(TableWatermarks watermarks, ExactlyOnceCommitter committer, LongSupplier clock,
             long fullReadEveryMs) {
+        this(watermarks, committer, clock, fullReadEveryMs, () -> { });
+    }
+
+    WatermarkUpdates(TableWatermarks watermarks, ExactlyOnceCommitter committer, LongSupplier clock,
+            long fullReadEveryMs, Runnable marking) {
+        this.marking = marking;
         this.watermarks = watermarks;
         this.committer = committer;
         this.clock = clock;
@@ -82,7 +90,9 @@ final class WatermarkUpdates {
                         + "they were until a later commit reads them: {}", tracked, e.toString());
                 failing = true;
             }
+            return;
         }
+        marking.run();
     }
 
     /** Each table with a watermark has its gauges. */

@@ -85,4 +85,24 @@ class TimeGrainTest {
         assertEquals(at("2026-11-22T05:00:00Z"), watermarks.completeBefore("hourly"));
         assertEquals(Watermarks.NONE, watermarks.completeBefore("unpatterned"));
     }
+
+    @Test
+    void valuesReadBackToTheStartOfThePartitionTheyName() {
+        TimeGrain hours = TimeGrain.of("dt=yyyy-MM-dd/hr=HH", ZoneOffset.UTC);
+        assertEquals(List.of("dt", "hr"), hours.columns());
+        assertEquals(at("2026-11-22T05:00:00Z"), hours.startOfValues(List.of("2026-11-22", "05")));
+        assertEquals(Long.MIN_VALUE, hours.startOfValues(List.of("__HIVE_DEFAULT_PARTITION__",
+                "__HIVE_DEFAULT_PARTITION__")), "Hive's default partition names no time");
+        assertEquals(Long.MIN_VALUE, hours.startOfValues(List.of("2026-11-22")), "one value short");
+        assertEquals(Long.MIN_VALUE, hours.startOfValues(List.of("2026-11-22", "5")), "not as the pattern writes it");
+
+        TimeGrain paris = TimeGrain.of("dt=yyyy-MM-dd/hr=HH", ZoneId.of("Europe/Paris"));
+        assertEquals(at("2026-10-25T00:00:00Z"), paris.startOfValues(List.of("2026-10-25", "02")),
+                "the hour the clocks go back through starts at its first instant");
+        for (String pattern : List.of("y=yyyy", "year=yyyy/month=MM", "dt=yyyy-DDD/t=HH'h'mm", "dt=yyyy-MM-dd")) {
+            TimeGrain grain = TimeGrain.of(pattern, ZoneId.of("Asia/Kolkata"));
+            long start = grain.startOf(at("2026-03-09T17:41:00Z"));
+            assertEquals(start, grain.startOfValues(grain.values(start)), pattern);
+        }
+    }
 }

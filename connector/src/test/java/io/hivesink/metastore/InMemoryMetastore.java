@@ -89,6 +89,17 @@ public class InMemoryMetastore implements Metastore {
     }
 
     @Override
+    public synchronized List<String> partitionNamesUnder(String database, String table, List<String> leadingValues) {
+        List<String> names = new ArrayList<>();
+        partitions.getOrDefault(database + "." + table, Map.of()).forEach((name, partition) -> {
+            if (partition.getValues().subList(0, leadingValues.size()).equals(leadingValues)) {
+                names.add(name);
+            }
+        });
+        return names;
+    }
+
+    @Override
     public synchronized List<Partition> addPartitions(List<Partition> added) {
         if (refuseAddPartitions != null) {
             throw new io.hivesink.metastore.MetastoreRefusedException(refuseAddPartitions, null);

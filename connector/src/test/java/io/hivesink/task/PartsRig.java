@@ -104,11 +104,22 @@ final class PartsRig {
     }
 
     CommitPipeline pipeline(TaskParts parts, CommitLane lane, MemoryGate memory, TaskMetrics metrics) {
+        return pipeline(parts, lane, memory, metrics, new WatermarkUpdates(parts.watermarks(), parts.committer(),
+                clock, 0));
+    }
+
+    /** The same, marking time partitions done after each commit ({@link DoneMarking}). */
+    CommitPipeline markingPipeline(TaskParts parts) {
+        return pipeline(parts, null, memory(parts, 0), metrics(parts), new WatermarkUpdates(parts.watermarks(),
+                parts.committer(), clock, 0, parts.doneMarking()::markDue));
+    }
+
+    private CommitPipeline pipeline(TaskParts parts, CommitLane lane, MemoryGate memory, TaskMetrics metrics,
+            WatermarkUpdates watermarks) {
         return new CommitPipeline(parts.committer(), lane, parts.buffer(),
                 new ConsumerPositions(seeks::add, new ResumePoints(10)), new TakenPartitions(pauses(), clock),
                 memory, metrics,
-                new ProgressLine("0 of conn", clock, metrics::lagMsByTable), null,
-                new WatermarkUpdates(parts.watermarks(), parts.committer(), clock, 0));
+                new ProgressLine("0 of conn", clock, metrics::lagMsByTable), null, watermarks);
     }
 
     /** Takes records of offsets [from, to) of {@code tp} into the task's open batch. */

@@ -1,0 +1,163 @@
+package io.hivesink.done;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.file.DataFileWriter;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hive.metastore.api.Partition;
+
+import io.hivesink.metastore.HiveTable;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.Metastore;
+import io.hivesink.table.HivePaths;
+import io.hivesink.table.PartitionSpec;
+import io.hivesink.table.PartitionValues;
+
+/**
+ * The done table: one row per time partition marked done, in a Hive partition {@code (table_name, time_partition)}
+ * of its own, such as {@code (orders, dt=2026-11-22/hr=05)}; adding that partition is the marker. Tasks that reach
+ * the same time partition at once each write their row under a directory of their own, outside the table's
+ * directory; the metastore adds the partition once (add if not exists), pointing at one of them, and the others
+ * delete theirs, which no reader saw. So a query never sees two rows of one time partition, nor a row before its
+ * file is whole.
+ */
+public final class DoneTable {
+
+    static final String TABLE_KEY = "table_name";
+    static final String TIME_KEY = "time_partition";
+    private static final PartitionSpec SPEC = new PartitionSpec(List.of(TABLE_KEY, TIME_KEY),
+            List.of("string", "string"));
+    private static final Schema TIMESTAMP = LogicalTypes.timestampMillis().addToSchema(Schema.create(Schema.Type.LONG));
+    static final Schema ROW = SchemaBuilder.record("DoneRow").namespace("io.hivesink.done")
+            .doc("One row per time partition of a table marked done")
+            .fields()
+            .name("connector_name").doc("the Kafka Connect connector that marked it").type().stringType().noDefault()
+            .name("period_start").doc("the first instant of the time partition").type(TIMESTAMP).noDefault()
+            .name("period_end").doc("the instant after its last").type(TIMESTAMP).noDefault()
+            .name("done_time").doc("when it was marked done").type(TIMESTAMP).noDefault()
+            .name("watermark").doc("the table's watermark when it was marked").type(TIMESTAMP).noDefault()
+            .name("hive_partitions").doc("its Hive partitions (one per value of the columns under the time)").type()
+                .intType().noDefault()
+            .name("file_count").doc("data files in them when it was marked").type().intType().noDefault()
+            .name("file_bytes").doc("their bytes").type().longType().noDefault()
+            .endRecord();
+
+    /** What a done row says of its time partition. */
+    public record Row(String connector, String table, String timePartition, long periodStart, long periodEnd,
+            long doneTime, long watermark, int hivePartitions, int files, long bytes) {
+    }
+
+    private final HiveTables tables;
+    private final Metastore metastore;
+    private final FileSystem fs;
+    private final String name;
+    /** Where the rows' directories go: beside the table's directory, not in it. */
+    private final Path rowsRoot;
+    private HiveTable table;
+
+    public DoneTable(HiveTables tables, Metastore metastore, FileSystem fs, String name) {
+        this.tables = tables;
+        this.metastore = metastore;
+        this.fs = fs;
+        this.name = name;
+        this.rowsRoot = null;
+    }
+
+    private DoneTable(DoneTable of, Path rowsRoot) {
+        this.tables = of.tables;
+        this.metastore = of.metastore;
+        this.fs = of.fs;
+        this.name = of.name;
+        this.rowsRoot = rowsRoot;
+        this.table = of.table;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    private HiveTable table() {
+        if (table == null) {
+            table = tables.ensureTable(name, ROW, SPEC);
+        }
+        return table;
+    }
+
+    private Path rowsRoot() {
+        return rowsRoot != null ? rowsRoot : new Path(table().location() + "_rows");
+    }
+
+    /**
+     * The end of the latest time partition of {@code landed} marked done, or {@link Long#MIN_VALUE} if none is: where
+     * the next to mark starts.
+     */
+    public long markedUntil(String landed, TimeGrain grain) {
+        long until = Long.MIN_VALUE;
+        for (String partitionName : metastore.partitionNamesUnder(tables.database(), table().name(),
+                List.of(landed))) {
+            String time = HivePaths.valuesOf(partitionName).get(1);
+            long start = grain.startOfValues(HivePaths.valuesOf(time));
+            if (start != Long.MIN_VALUE) {
+                until = Math.max(until, grain.endOf(start));
+            }
+        }
+        return until;
+    }
+
+    /**
+     * Adds the row's partition, the marker, unless another task added it first.
+     *
+     * @param attempt unique to the caller's run: names the directory of its row
+     * @return whether this call marked it
+     */
+    public boolean mark(Row row, String attempt) {
+        PartitionValues values = new PartitionValues(SPEC.names(), List.of(row.table(), row.timePartition()));
+        Path dir = new Path(new Path(rowsRoot(), values.path()), attempt);
+        try {
+            try (OutputStream out = fs.create(new Path(dir, "done.avro"), true)) {
+                write(row, out);
+            }
+            Partition partition = tables.partition(table(), values);
+            partition.getSd().setLocation(dir.toString());
+            boolean added = !metastore.addPartitions(List.of(partition)).isEmpty();
+            if (!added) {
+                fs.delete(dir, true); // another task's row is the marker; nobody read this one
+            }
+            return added;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write the done row of " + row.table() + " "
+                    + row.timePartition() + " under " + dir, e);
+        }
+    }
+
+    static void write(Row row, OutputStream out) throws IOException {
+        GenericRecord record = new GenericData.Record(ROW);
+        record.put("connector_name", row.connector());
+        record.put("period_start", row.periodStart());
+        record.put("period_end", row.periodEnd());
+        record.put("done_time", row.doneTime());
+        record.put("watermark", row.watermark());
+        record.put("hive_partitions", row.hivePartitions());
+        record.put("file_count", row.files());
+        record.put("file_bytes", row.bytes());
+        try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(ROW))) {
+            writer.create(ROW, out);
+            writer.append(record);
+        }
+    }
+
+    /** The same table, its rows' directories under {@code root} (a test's). */
+    DoneTable rowsUnder(Path root) {
+        return new DoneTable(this, root);
+    }
+}

@@ -1,0 +1,164 @@
+package io.hivesink.task;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.avro.file.DataFileReader;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.hivesink.done.PartitionMarker;
+import io.hivesink.metastore.InMemoryMetastore;
+
+/**
+ * Time partitions are marked done once the table's watermark passes their end, in order, each once across the tasks
+ * that feed the table and across restarts: their Hive partitions' parameters, a {@code _SUCCESS} file in each, and
+ * last one row in the done table, which the metastore adds once however many tasks reach it.
+ */
+class DoneMarkingTest {
+
+    private static final TopicPartition P0 = new TopicPartition("events", 0);
+    private static final TopicPartition P1 = new TopicPartition("events", 1);
+    private static final long MINUTE = 60_000L;
+    private static final long HOUR = 3_600_000L;
+    /** 2026-11-18T11:00:00Z. */
+    private static final long H0 = 1_794_999_600_000L;
+
+    @TempDir
+    Path dir;
+    private final InMemoryMetastore metastore = new InMemoryMetastore();
+    private PartsRig rig;
+
+    @BeforeEach
+    void rig() {
+        rig = new PartsRig(dir, metastore, System::currentTimeMillis);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        rig.close();
+    }
+
+    private TaskParts task(int task, TopicPartition tp, Map<String, String> more) {
+        Map<String, String> props = new java.util.HashMap<>(Map.of("partitioner", "time", "partition.time.pattern",
+                "dt=yyyy-MM-dd/hr=HH", "partition.done.lateness.ms", "0"));
+        props.putAll(more);
+        TaskParts parts = rig.task(task, props);
+        parts.committer().claim(List.of(tp));
+        return parts;
+    }
+
+    private static void commit(PartsRig rig, TaskParts parts, CommitPipeline pipeline, TopicPartition tp, long from,
+            long... times) {
+        rig.takeStamped(parts, tp, from, times);
+        pipeline.send(parts.buffer().drain(), 1, "test");
+    }
+
+    /** The done table's partitions: per time partition, its row. */
+    private Map<String, GenericRecord> doneRows() throws Exception {
+        Map<String, GenericRecord> rows = new TreeMap<>();
+        for (Partition partition : metastore.partitions.getOrDefault("db.hive_sink_done", Map.of()).values()) {
+            assertEquals("events", partition.getValues().get(0));
+            File[] files = local(partition.getSd().getLocation()).listFiles();
+            assertNotNull(files, "the row's directory is there: " + partition.getSd().getLocation());
+            List<GenericRecord> read = new ArrayList<>();
+            for (File file : files) {
+                if (file.getName().endsWith(".avro")) {
+                    try (DataFileReader<GenericRecord> reader = new DataFileReader<>(file,
+                            new GenericDatumReader<>())) {
+                        reader.forEach(read::add);
+                    }
+                }
+            }
+            assertEquals(1, read.size(), "one row per time partition: " + partition.getValues());
+            rows.put(partition.getValues().get(1), read.get(0));
+        }
+        return rows;
+    }
+
+    /** The local directory of a location, as Hadoop names it (its %XX kept as they are). */
+    private static File local(String location) {
+        return new File(new org.apache.hadoop.fs.Path(location).toUri().getPath());
+    }
+
+    private Partition hivePartition(String day, String hour) {
+        return metastore.partitions.get("db.events").get("dt=" + day + "/hr=" + hour);
+    }
+
+    @Test
+    void eachHourIsMarkedOnceInOrderWhenEveryPartitionsWatermarkPassedIt() throws Exception {
+        TaskParts first = task(0, P0, Map.of());
+        TaskParts second = task(1, P1, Map.of());
+        CommitPipeline pipeline0 = rig.markingPipeline(first);
+        CommitPipeline pipeline1 = rig.markingPipeline(second);
+
+        commit(rig, first, pipeline0, P0, 0, H0 + 10 * MINUTE, H0 + HOUR + 10 * MINUTE, H0 + 2 * HOUR + 10 * MINUTE);
+        assertEquals(Map.of(), doneRows(), "P1 has landed nothing: no hour is done");
+
+        commit(rig, second, pipeline1, P1, 0, H0 + 20 * MINUTE, H0 + HOUR + 30 * MINUTE);
+        assertEquals(List.of("dt=2026-11-18/hr=11"), List.copyOf(doneRows().keySet()),
+                "the watermark is 12:30: 11:00-12:00 is done, 12:00-13:00 is not");
+        GenericRecord row = doneRows().get("dt=2026-11-18/hr=11");
+        assertEquals(H0, row.get("period_start"));
+        assertEquals(H0 + HOUR, row.get("period_end"));
+        assertEquals(H0 + HOUR + 30 * MINUTE, row.get("watermark"));
+        assertEquals(1, row.get("hive_partitions"));
+        assertEquals(2, row.get("file_count"), "one file per task's batch in that hour");
+        Partition done = hivePartition("2026-11-18", "11");
+        assertTrue(done.getParameters().containsKey(PartitionMarker.DONE_TIME));
+        assertTrue(Files.exists(local(done.getSd().getLocation()).toPath().resolve("_SUCCESS")));
+        Partition open = hivePartition("2026-11-18", "12");
+        assertFalse(open.getParameters() != null && open.getParameters().containsKey(PartitionMarker.DONE_TIME));
+        assertFalse(Files.exists(local(open.getSd().getLocation()).toPath().resolve("_SUCCESS")));
+
+        commit(rig, first, pipeline0, P0, 3, H0 + 2 * HOUR + 15 * MINUTE); // task 0 reads where the marks stand
+        commit(rig, second, pipeline1, P1, 2, H0 + 3 * HOUR + 5 * MINUTE); // watermark 13:15: task 1 marks 12:00
+        commit(rig, first, pipeline0, P0, 4, H0 + 2 * HOUR + 20 * MINUTE); // task 0 reaches 12:00 too: it lost
+        assertEquals(List.of("dt=2026-11-18/hr=11", "dt=2026-11-18/hr=12"), List.copyOf(doneRows().keySet()));
+
+        // a new run of task 0 starts where the done table says, and marks on from there
+        TaskParts again = task(0, P0, Map.of());
+        CommitPipeline pipeline = rig.markingPipeline(again);
+        commit(rig, again, pipeline, P0, 5, H0 + 5 * HOUR);
+        commit(rig, second, pipeline1, P1, 3, H0 + 5 * HOUR);
+        assertEquals(List.of("dt=2026-11-18/hr=11", "dt=2026-11-18/hr=12", "dt=2026-11-18/hr=13",
+                "dt=2026-11-18/hr=14", "dt=2026-11-18/hr=15"), List.copyOf(doneRows().keySet()),
+                "an hour without records is done too");
+        assertEquals(0, doneRows().get("dt=2026-11-18/hr=15").get("hive_partitions"));
+        assertEquals(1, new File(dir.resolve("warehouse").toFile(), "db.db/hive_sink_done_rows/table_name=events")
+                .list((d, name) -> name.contains("hr%3D12")).length);
+        File[] attempts = new File(dir.resolve("warehouse").toFile(),
+                "db.db/hive_sink_done_rows/table_name=events/time_partition=dt%3D2026-11-18%2Fhr%3D12").listFiles();
+        assertEquals(1, attempts.length, "the task that lost the race deleted its row");
+    }
+
+    @Test
+    void aDelayHoldsTheMarkBackAndNoSuccessFileIsWrittenWhereTheTableSaysNot() throws Exception {
+        TaskParts parts = task(0, P0, Map.of("partition.done.delay.ms", Long.toString(30 * MINUTE),
+                "partition.done.success.file", "false"));
+        CommitPipeline pipeline = rig.markingPipeline(parts);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE, H0 + HOUR + 20 * MINUTE);
+        assertEquals(Map.of(), doneRows(), "12:20 is not 30 minutes past 12:00");
+        commit(rig, parts, pipeline, P0, 2, H0 + HOUR + 40 * MINUTE);
+        assertEquals(List.of("dt=2026-11-18/hr=11"), List.copyOf(doneRows().keySet()));
+        Partition done = hivePartition("2026-11-18", "11");
+        assertTrue(done.getParameters().containsKey(PartitionMarker.DONE_TIME));
+        assertFalse(Files.exists(local(done.getSd().getLocation()).toPath().resolve("_SUCCESS")));
+    }
+}
