@@ -1,5 +1,6 @@
 package io.hivesink.done;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -20,11 +21,15 @@ public final class TableWatermarks {
     private final Function<String, Predicate<TopicPartition>> feeds;
     private final ToLongFunction<String> latenessMs;
     private final Function<String, TimeGrain> grains;
+    /** The table partitioned by time a topic feeds, if routed by topic; else null. */
+    private final Function<String, String> timeTableOf;
     /** Per table kept, its time partitions' grain, if its pattern has one. */
     private final Map<String, Optional<TimeGrain>> grainOf = new ConcurrentHashMap<>();
     private final Map<String, Long> watermarks = new ConcurrentHashMap<>();
     /** Every partition of the subscribed topics, or null while not known (then the states' partitions only). */
     private volatile Set<TopicPartition> partitions;
+    /** Whether no watermark is computed until the partitions are known ({@link #requirePartitionsKnown}). */
+    private volatile boolean requireKnown;
 
     /**
      * @param feeds      per table, which Kafka partitions feed it (by the routing, among the topics subscribed)
@@ -33,6 +38,16 @@ public final class TableWatermarks {
      */
     public TableWatermarks(Function<String, Predicate<TopicPartition>> feeds, ToLongFunction<String> latenessMs,
             Function<String, TimeGrain> grains) {
+        this(feeds, latenessMs, grains, topic -> null);
+    }
+
+    /**
+     * @param timeTableOf per topic, the table partitioned by time it feeds (routed by topic), or null if none or
+     *                    unknown (routed by a field)
+     */
+    public TableWatermarks(Function<String, Predicate<TopicPartition>> feeds, ToLongFunction<String> latenessMs,
+            Function<String, TimeGrain> grains, Function<String, String> timeTableOf) {
+        this.timeTableOf = timeTableOf;
         this.feeds = feeds;
         this.latenessMs = latenessMs;
         this.grains = grains;
@@ -45,6 +60,24 @@ public final class TableWatermarks {
         }
         grainOf.put(table, Optional.ofNullable(grains.apply(table)));
         return true;
+    }
+
+    /**
+     * No watermark is computed until {@link #partitionsKnown} is first called: a task that reads the partitions
+     * (from its consumer) asks this, so that a failed first read never lets a watermark leave a partition out.
+     */
+    public void requirePartitionsKnown() {
+        requireKnown = true;
+    }
+
+    /** The tables partitioned by time that these partitions feed by their topic have watermarks from now on. */
+    public void trackFeeding(Collection<TopicPartition> fed) {
+        for (TopicPartition tp : fed) {
+            String table = timeTableOf.apply(tp.topic());
+            if (table != null) {
+                track(table);
+            }
+        }
     }
 
     /**
@@ -62,6 +95,9 @@ public final class TableWatermarks {
      */
     public void update(Map<TopicPartition, Long> landed) {
         Set<TopicPartition> known = partitions;
+        if (known == null && requireKnown) {
+            return; // a partition no task claimed yet would be left out: the watermark could pass its records
+        }
         if (known != null && !landed.keySet().containsAll(known)) {
             Map<TopicPartition, Long> all = new HashMap<>(landed);
             known.forEach(tp -> all.putIfAbsent(tp, Watermarks.NONE));

@@ -155,7 +155,7 @@ public final class BatchCycle {
         failIfFenced();
         try {
             positions.deliveryStarts(claims.waiting());
-            known.refreshIfDue();
+            known.refreshIfDue(); // from the consumer's metadata: no round trip to the broker
             claimPostponedIfDue();
             positions.waiting(claims.waiting()); // a claim made just now may have put its partitions on probation
             pipeline.commitIfDone();
@@ -205,7 +205,6 @@ public final class BatchCycle {
         }
     }
 
-    /** The sooner of two delays, where -1 is none. */
     /**
      * Commits a held batch (unless the cycle stopped), then answers Connect's offset commit with the offsets committed
      * in the metastore, for the partitions Connect asks about ({@link ConsumerPositions#toReport}). The open batch

@@ -9,8 +9,10 @@ import org.apache.kafka.common.TopicPartition;
 import io.hivesink.done.TableWatermarks;
 
 /**
- * Every partition of the topics the connector subscribes to, read from the cluster's metadata through the task's
- * consumer, on its thread, at the task's first delivery and every {@link #EVERY_MS} after: for the watermarks, in
+ * Every partition of the topics the connector subscribes to, read from the metadata the task's consumer keeps for
+ * its fetches (no round trip to the broker on the delivery's path: a blocking metadata read there was the suspect
+ * of a task that took nothing for minutes), on its thread, at the task's first delivery and every
+ * {@link #EVERY_MS} after: for the watermarks, in
  * which a partition that no task's state holds yet (one just added to a topic, or one whose task has not claimed it
  * yet while the tasks start) holds back the tables it feeds instead of being left out. The first read comes before
  * the task's first commit, whose watermarks it bounds.
@@ -29,6 +31,7 @@ final class KnownPartitions {
         this.logs = logs;
         this.subscribed = subscribed;
         this.watermarks = watermarks;
+        watermarks.requirePartitionsKnown();
         this.clock = clock;
     }
 

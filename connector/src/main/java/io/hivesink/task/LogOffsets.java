@@ -61,22 +61,31 @@ interface LogOffsets {
     /** The logs and the topics' partitions as the task's consumer reads them, on the task's thread only. */
     final class OfConsumer implements LogOffsets {
 
-        private static final Duration TIMEOUT = Duration.ofSeconds(30);
+        private static final Duration TIMEOUT = Duration.ofSeconds(5);
         private final Consumer<?, ?> consumer;
 
         OfConsumer(Consumer<?, ?> consumer) {
             this.consumer = consumer;
         }
 
+        /**
+         * From the consumer's metadata for the topics it subscribes to, which it keeps up to date for its fetches:
+         * no round trip to the broker on the delivery's path (one only for a topic whose metadata it lacks).
+         */
         @Override
         public Set<TopicPartition> partitionsOf(Predicate<String> subscribed) {
             try {
+                Set<String> topics = consumer.subscription();
+                if (topics.isEmpty()) {
+                    return null; // not subscribed yet: not known
+                }
                 Set<TopicPartition> all = new HashSet<>();
-                consumer.listTopics(TIMEOUT).forEach((topic, infos) -> {
+                for (String topic : topics) {
                     if (subscribed.test(topic)) {
-                        infos.forEach(info -> all.add(new TopicPartition(info.topic(), info.partition())));
+                        consumer.partitionsFor(topic, TIMEOUT).forEach(info ->
+                                all.add(new TopicPartition(info.topic(), info.partition())));
                     }
-                });
+                }
                 return all;
             } catch (RuntimeException e) {
                 Log.LOG.warn("Could not read the partitions of the topics subscribed to ({}); tried again later",

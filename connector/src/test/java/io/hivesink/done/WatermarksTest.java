@@ -70,4 +70,16 @@ class WatermarksTest {
         watermarks.update(Map.of(A0, 10_000L, A1, 12_000L, B0, 9_000L));
         assertEquals(9_000L, watermarks.of("t"));
     }
+
+    @Test
+    void noWatermarkBeforeThePartitionsAreKnownWhereTheTaskReadsThem() {
+        TableWatermarks watermarks = new TableWatermarks(table -> tp -> true, table -> 0, table -> null);
+        watermarks.requirePartitionsKnown();
+        watermarks.track("t");
+        watermarks.update(Map.of(A0, 10_000L, B0, 9_000L)); // the first read failed: A1 may be unclaimed
+        assertEquals(Watermarks.NONE, watermarks.of("t"));
+        watermarks.partitionsKnown(Set.of(A0, B0));
+        watermarks.update(Map.of(A0, 10_000L, B0, 9_000L));
+        assertEquals(9_000L, watermarks.of("t"));
+    }
 }
