@@ -17,7 +17,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
  */
 // ConfigDef's Type, Importance and Width read as the DSL they are in every define below
 @SuppressWarnings("BadImport")
-public record DoneConfig(long idleMs, boolean markers, String table) {
+public record DoneConfig(long idleMs, boolean markers, String table, long backfillMs) {
 
     public static final String GROUP = "Done partitions";
     public static final String PARTITION_DONE_LATENESS_MS = "partition.done.lateness.ms";
@@ -26,6 +26,7 @@ public record DoneConfig(long idleMs, boolean markers, String table) {
     public static final String PARTITION_DONE_DELAY_MS = "partition.done.delay.ms";
     public static final String PARTITION_DONE_SUCCESS_FILE = "partition.done.success.file";
     public static final String PARTITION_DONE_TABLE = "partition.done.table";
+    public static final String PARTITION_DONE_BACKFILL_MS = "partition.done.backfill.ms";
 
     /**
      * The keys a table may set for itself.
@@ -81,11 +82,19 @@ public record DoneConfig(long idleMs, boolean markers, String table) {
                         + "by (table_name, time_partition), for example (orders, dt=2026-11-22/hr=05). Created if "
                         + "missing. One query tells whether an hour is done in every table the connector writes.",
                 GROUP, ++order, Width.MEDIUM, "Done table");
+        def.define(PARTITION_DONE_BACKFILL_MS, Type.LONG, 7 * 24 * 3_600_000L, ConfigDef.Range.atLeast(0),
+                Importance.LOW,
+                "How far before its watermark a table's first done marks start, at most, in milliseconds: a "
+                        + "table with no time partition marked yet is marked from its first time partition, or "
+                        + "from this long before the watermark if that is later, so that a table with years of "
+                        + "history (or a record dated 1970) does not have every hour since marked. Default: 7 "
+                        + "days.",
+                GROUP, ++order, Width.MEDIUM, "Done backfill (ms)");
     }
 
     static DoneConfig from(AbstractConfig config) {
         return new DoneConfig(config.getLong(PARTITION_DONE_IDLE_MS), config.getBoolean(PARTITION_DONE_MARKERS),
-                config.getString(PARTITION_DONE_TABLE));
+                config.getString(PARTITION_DONE_TABLE), config.getLong(PARTITION_DONE_BACKFILL_MS));
     }
 
     static Table tableOf(AbstractConfig config) {

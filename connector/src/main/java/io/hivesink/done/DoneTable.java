@@ -93,8 +93,13 @@ public final class DoneTable {
         return table;
     }
 
+    /** Beside the table's directory: {@code <table>_rows} in the directory that holds it. */
     private Path rowsRoot() {
-        return rowsRoot != null ? rowsRoot : new Path(table().location() + "_rows");
+        if (rowsRoot != null) {
+            return rowsRoot;
+        }
+        Path location = new Path(table().location());
+        return new Path(location.getParent(), location.getName() + "_rows");
     }
 
     /**
@@ -118,18 +123,21 @@ public final class DoneTable {
      * Adds the row's partition, the marker, unless another task added it first.
      *
      * @param attempt unique to the caller's run: names the directory of its row
+     * @param written   runs once the row's file is written, before its partition is added (a crash test's step)
      * @return whether this call marked it
      */
-    public boolean mark(Row row, String attempt) {
+    public boolean mark(Row row, String attempt, Runnable written) {
         PartitionValues values = new PartitionValues(SPEC.names(), List.of(row.table(), row.timePartition()));
         Path dir = new Path(new Path(rowsRoot(), values.path()), attempt);
         try {
             try (OutputStream out = fs.create(new Path(dir, "done.avro"), true)) {
                 write(row, out);
             }
+            written.run();
             Partition partition = tables.partition(table(), values);
             partition.getSd().setLocation(dir.toString());
-            boolean added = !metastore.addPartitions(List.of(partition)).isEmpty();
+            boolean added = !metastore.addPartitions(List.of(partition)).isEmpty()
+                    || registeredAt(values, dir); // added, its answer lost: the call's retry found it there
             if (!added) {
                 fs.delete(dir, true); // another task's row is the marker; nobody read this one
             }
@@ -138,6 +146,13 @@ public final class DoneTable {
             throw new UncheckedIOException("Could not write the done row of " + row.table() + " "
                     + row.timePartition() + " under " + dir, e);
         }
+    }
+
+    /** Whether the done partition is registered with its row in {@code dir}. */
+    private boolean registeredAt(PartitionValues values, Path dir) {
+        return metastore.getPartition(tables.database(), table().name(), values.values())
+                .map(p -> new Path(p.getSd().getLocation()).toUri().getPath().equals(dir.toUri().getPath()))
+                .orElse(false);
     }
 
     static void write(Row row, OutputStream out) throws IOException {

@@ -13,6 +13,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.api.Partition;
 
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.FaultPoint;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.table.HivePaths;
 
@@ -34,12 +36,14 @@ public final class PartitionMarker {
     private final String connector;
     private final String attempt;
     private final LongSupplier clock;
+    private final FaultInjector faults;
 
     /**
      * @param attempt unique to this task's run: names the directory of its done rows
      */
     public PartitionMarker(Metastore metastore, FileSystem fs, DoneTable doneTable, String connector, String attempt,
-            LongSupplier clock) {
+            LongSupplier clock, FaultInjector faults) {
+        this.faults = faults;
         this.metastore = metastore;
         this.fs = fs;
         this.doneTable = doneTable;
@@ -96,6 +100,7 @@ public final class PartitionMarker {
             }
         }
         metastore.alterPartitions(table.database(), table.name(), altered);
+        faults.reached(FaultPoint.DONE_PARAMETERS);
         int files = 0;
         long bytes = 0;
         try {
@@ -116,8 +121,10 @@ public final class PartitionMarker {
             throw new UncheckedIOException("Could not mark the partitions of " + table.name() + " "
                     + table.timePartition(start) + " done", e);
         }
+        faults.reached(FaultPoint.DONE_SUCCESS_FILES);
         return doneTable.mark(new DoneTable.Row(connector, table.name(), table.timePartition(start), start,
-                table.grain().endOf(start), now, watermark, partitions.size(), files, bytes), attempt);
+                table.grain().endOf(start), now, watermark, partitions.size(), files, bytes), attempt,
+                () -> faults.reached(FaultPoint.DONE_ROW_WRITTEN));
     }
 
     /** The table's Hive partitions in the time partition: those whose time columns have its values. */

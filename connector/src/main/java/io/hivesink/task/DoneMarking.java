@@ -3,6 +3,7 @@ package io.hivesink.task;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 import org.slf4j.Logger;
@@ -26,7 +27,7 @@ class DoneMarking {
     private static final Logger log = LoggerFactory.getLogger(DoneMarking.class);
 
     /** Marks nothing: {@code partition.done.markers=false}. */
-    static final DoneMarking NONE = new DoneMarking(null, null, null, null, null) {
+    static final DoneMarking NONE = new DoneMarking(null, null, null, null, null, 0, null) {
         @Override
         void markDue() {
         }
@@ -34,6 +35,10 @@ class DoneMarking {
 
     /** At most this many time partitions of a table are marked per round, so that a backlog is caught up in steps. */
     static final int MOST_PER_ROUND = 24;
+    /** A round stops marking after this long, whatever is left: the next commit waits for it. */
+    static final long ROUND_MS = 10_000;
+    /** A table with no time partition to start from is looked at again after this long, not at every commit. */
+    static final long LOOK_AGAIN_MS = 60_000;
 
     private final TableWatermarks watermarks;
     private final PartitionMarker marker;
@@ -43,13 +48,21 @@ class DoneMarking {
     /** Per table, the start of the next time partition to mark. */
     private final Map<String, Long> next = new HashMap<>();
     private final Map<String, Boolean> failing = new HashMap<>();
+    /** Per table with nothing to start from yet, when to look again. */
+    private final Map<String, Long> lookAgainAt = new HashMap<>();
+    private final long backfillMs;
+    private final LongSupplier clock;
 
     /**
      * @param timeTables per table, what the marker needs of it, or null if it has no time partitions to mark
      * @param delayMs    per table, how far past a time partition's end its watermark must be
+     * @param backfillMs how far before the watermark a table's first marks start, at most
      */
     DoneMarking(TableWatermarks watermarks, PartitionMarker marker, DoneTable doneTable,
-            Function<String, TimeTable> timeTables, ToLongFunction<String> delayMs) {
+            Function<String, TimeTable> timeTables, ToLongFunction<String> delayMs, long backfillMs,
+            LongSupplier clock) {
+        this.backfillMs = backfillMs;
+        this.clock = clock;
         this.watermarks = watermarks;
         this.marker = marker;
         this.doneTable = doneTable;
@@ -59,13 +72,14 @@ class DoneMarking {
 
     /** Marks what the watermarks passed. */
     void markDue() {
+        long roundEnds = clock.getAsLong() + ROUND_MS;
         for (String table : watermarks.all().keySet()) {
             long watermark = watermarks.of(table);
             if (watermark == Watermarks.NONE) {
                 continue;
             }
             try {
-                markDue(table, watermark);
+                markDue(table, watermark, roundEnds);
                 if (failing.remove(table) != null) {
                     log.info("Time partitions of {} are marked done again", table);
                 }
@@ -78,23 +92,29 @@ class DoneMarking {
         }
     }
 
-    private void markDue(String table, long watermark) {
+    private void markDue(String table, long watermark, long roundEnds) {
         Long from = next.get(table);
         TimeTable timeTable = null;
         if (from == null) {
-            timeTable = timeTables.apply(table);
-            if (timeTable == null) {
+            long now = clock.getAsLong();
+            if (now < lookAgainAt.getOrDefault(table, Long.MIN_VALUE)) {
                 return;
             }
-            long until = doneTable.markedUntil(table, timeTable.grain());
-            from = until != Long.MIN_VALUE ? until : marker.firstStart(timeTable);
-            if (from == Long.MIN_VALUE) {
-                return; // no time partition yet
+            timeTable = timeTables.apply(table);
+            if (timeTable == null) {
+                lookAgainAt.put(table, Long.MAX_VALUE); // not partitioned by time: never
+                return;
             }
+            from = firstToMark(table, timeTable, watermark);
+            if (from == Long.MIN_VALUE) {
+                lookAgainAt.put(table, now + LOOK_AGAIN_MS); // no time partition yet
+                return;
+            }
+            lookAgainAt.remove(table);
             next.put(table, from);
         }
         long limit = watermark - delayMs.applyAsLong(table);
-        for (int n = 0; n < MOST_PER_ROUND; n++) {
+        for (int n = 0; n < MOST_PER_ROUND && clock.getAsLong() < roundEnds; n++) {
             if (timeTable == null) {
                 timeTable = timeTables.apply(table);
             }
@@ -108,5 +128,22 @@ class DoneMarking {
             from = end;
             next.put(table, from);
         }
+    }
+
+    /**
+     * Where a table's marks start: after the last marked, or at its first time partition, but not more than the
+     * backfill before the watermark (a record of 1970 would have every hour since marked).
+     */
+    private long firstToMark(String table, TimeTable timeTable, long watermark) {
+        long until = doneTable.markedUntil(table, timeTable.grain());
+        if (until != Long.MIN_VALUE) {
+            return until;
+        }
+        long first = marker.firstStart(timeTable);
+        if (first == Long.MIN_VALUE) {
+            return first;
+        }
+        long back = watermark - backfillMs;
+        return back > watermark ? first : Math.max(first, timeTable.grain().startOf(back)); // wrapped: no bound
     }
 }

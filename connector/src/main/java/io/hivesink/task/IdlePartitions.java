@@ -108,6 +108,7 @@ final class IdlePartitions {
                         io.hivesink.config.DoneConfig.PARTITION_DONE_IDLE_MS, idleMs);
             }
         }
+        watermarks.feeding(due); // tables a task has committed nothing to since it started still close
         watermarks.refresh();
     }
 }

@@ -143,9 +143,10 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
                 config.avro().compressEarly() ? writers::earlyWriter : null);
         TableWatermarks watermarks = new TableWatermarks(TableFeeds.of(router, props),
-                table -> settings.configFor(table).done().latenessMs(), table -> timeGrain(settings, table));
+                table -> settings.configFor(table).done().latenessMs(), table -> timeGrain(settings, table),
+                topic -> timeTableOf(router, settings, topic));
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
-                watermarks, doneMarking(config, run, storage, metastore, settings, watermarks, clock));
+                watermarks, doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults));
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
@@ -214,23 +215,37 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                         : time.fieldFormat()) + ")";
     }
 
+    /** The table partitioned by time the topic feeds, routed by topic; null if none, or routed by a field. */
+    private static String timeTableOf(TableRouter router, TableOverrides settings, String topic) {
+        if (!router.routesByTopic()) {
+            return null;
+        }
+        try {
+            String table = router.tableFor(topic);
+            return settings.configFor(table).partitioners().contains(Partitioners.TIME) ? table : null;
+        } catch (org.apache.kafka.connect.errors.DataException e) {
+            return null; // no table takes the topic
+        }
+    }
+
     /** Marks the time partitions of the task's tables done; does nothing if {@code partition.done.markers=false}. */
     private static DoneMarking doneMarking(HiveSinkConfig config, TaskRun run, Storage storage,
-            MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock) {
+            MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock,
+            FaultInjector faults) {
         if (!config.done().markers()) {
             return DoneMarking.NONE;
         }
         DoneTable doneTable = new DoneTable(metastore.tables(), metastore.client(), storage.fs(),
                 config.done().table());
         PartitionMarker marker = new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
-                run.instance(), clock);
+                run.instance(), clock, faults);
         String database = config.tables().database();
         return new DoneMarking(watermarks, marker, doneTable, table -> {
             TimeGrain grain = watermarks.grainOf(table);
             return grain == null ? null : new PartitionMarker.TimeTable(database, table,
                     metastore.tables().existing(table).partitionSpec().names(), grain,
                     settings.configFor(table).done().successFile());
-        }, table -> settings.configFor(table).done().delayMs());
+        }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock);
     }
 
     /** The grain of the table's time partitions, or null if it is not partitioned by time or its pattern has none. */

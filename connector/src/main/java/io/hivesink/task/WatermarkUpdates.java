@@ -62,6 +62,14 @@ final class WatermarkUpdates {
         refresh();
     }
 
+    /**
+     * The partitions stand in the wall clock: the tables they feed by their topic, partitioned by time, have
+     * watermarks from now on, whether or not this task has committed a batch to them since it started.
+     */
+    void feeding(java.util.Collection<TopicPartition> partitions) {
+        watermarks.trackFeeding(partitions);
+    }
+
     /** Every task's state is read again, and the watermarks of the tables kept computed from it. */
     void refresh() {
         Set<String> tracked = watermarks.all().keySet();

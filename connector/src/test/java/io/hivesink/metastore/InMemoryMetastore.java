@@ -25,6 +25,8 @@ public class InMemoryMetastore implements Metastore {
     public final List<String> databases = new ArrayList<>();
     public int addPartitionCalls;
     public boolean failNextAddPartitions;
+    /** The next add_partitions to this table adds them and answers none, as a call retried after its lost answer. */
+    public String loseAnswerOfNextAddPartitionsTo;
     /** While set, every add_partitions is refused with these words, as a metastore refuses what it cannot take. */
     public String refuseAddPartitions;
     /** Per table name, how many of its next look-ups fail as a metastore outage would. */
@@ -124,6 +126,10 @@ public class InMemoryMetastore implements Metastore {
                     stored) == null) {
                 result.add(new Partition(stored));
             }
+        }
+        if (!added.isEmpty() && added.get(0).getTableName().equals(loseAnswerOfNextAddPartitionsTo)) {
+            loseAnswerOfNextAddPartitionsTo = null;
+            return List.of();
         }
         return result;
     }

@@ -161,4 +161,15 @@ class DoneMarkingTest {
         assertTrue(done.getParameters().containsKey(PartitionMarker.DONE_TIME));
         assertFalse(Files.exists(local(done.getSd().getLocation()).toPath().resolve("_SUCCESS")));
     }
+
+    @Test
+    void aMarkWhoseAnswerWasLostKeepsItsRow() throws Exception {
+        TaskParts parts = task(0, P0, Map.of());
+        CommitPipeline pipeline = rig.markingPipeline(parts);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE);
+        metastore.loseAnswerOfNextAddPartitionsTo = "hive_sink_done";
+        commit(rig, parts, pipeline, P0, 1, H0 + HOUR + 20 * MINUTE);
+        assertEquals(List.of("dt=2026-11-18/hr=11"), List.copyOf(doneRows().keySet()),
+                "added, though the metastore's answer said nothing was: the row is kept, not taken for a loser's");
+    }
 }

@@ -1,0 +1,261 @@
+package io.hivesink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.FaultPoint;
+import io.hivesink.it.support.StackExtension;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
+
+/**
+ * Done markers through a Connect worker: two tasks land three tables partitioned {@code dt=.../hr=...} on an
+ * event-time field, from six partitions whose records come out of order within ten minutes, over six hours; one
+ * partition falls silent after two hours. Every hour of every table must be marked done once, in order, after the
+ * last batch holding its records (the ledger's commit times say when those were committed), with a {@code _SUCCESS}
+ * file in its directory, and the silent partition must not hold the hours back. HiveServer2 and Spark read the done
+ * table.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
+class DonePartitionsIT {
+
+    private static final String DATABASE = "done_it";
+    private static final Schema EVENT = SchemaBuilder.struct().name("io.hivesink.it.Event")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("at", Schema.INT64_SCHEMA)
+            .build();
+    private static final long MINUTE = 60_000L;
+    private static final long HOUR = 3_600_000L;
+    private static final int HOURS = 6;
+    private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("'dt='yyyy-MM-dd'/hr='HH")
+            .withZone(ZoneOffset.UTC);
+
+    private FailoverStack stack;
+    private KafkaProducer<byte[], byte[]> producer;
+    private final JsonConverter json = SampleData.jsonConverter();
+
+    @BeforeAll
+    void startStack(FailoverStack failover) {
+        stack = failover;
+        producer = stack.kafka().createProducer(SampleData.producerSettings());
+    }
+
+    @AfterAll
+    void closeProducer() {
+        if (producer != null) {
+            producer.close();
+        }
+    }
+
+    @Test
+    void everyHourOfEveryTableIsMarkedDoneOnceInOrderAfterItsLastRecordDespiteASilentPartition() throws Exception {
+        String connector = "done-sink";
+        List<String> topics = List.of("done.orders", "done.payments", "done.returns");
+        long first = firstHour();
+        Map<String, Map<String, Long>> expected = produce(topics, first, "done.returns");
+        Map<String, String> config = connectorConfig(connector, topics);
+        config.put("table.done_payments.format", "parquet");
+        config.put("table.done_returns.format", "orc");
+        List<List<String>> doneRows;
+        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of())) {
+            worker.rest().putConnector(connector, config);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            doneRows = awaitDone(topics, first);
+        }
+        checkDone(topics, first, doneRows, expected);
+        List<List<List<String>>> spark = stack.spark().query("select table_name, time_partition from " + DATABASE
+                + ".hive_sink_done where table_name like 'done_%' order by table_name, time_partition",
+                "select count(*) from " + DATABASE + ".done_orders");
+        assertEquals(doneRows.stream().map(row -> row.subList(0, 2)).toList(), spark.get(0),
+                "Spark reads the done table as Hive does");
+        assertEquals(List.of(List.of(Long.toString(expected.get("done_orders").values().stream()
+                .mapToLong(Long::longValue).sum()))), spark.get(1), "and skips the _SUCCESS files");
+        System.out.printf("DonePartitionsIT: %d tables, %d time partitions marked done: %s%n", topics.size(),
+                doneRows.size(), doneRows);
+    }
+
+    @Test
+    void aWorkerKilledAtEachStepOfMarkingLosesAndRepeatsNoMark() throws Exception {
+        String connector = "done-crash";
+        List<String> topics = List.of("crash.orders", "crash.payments");
+        long first = firstHour();
+        Map<String, Map<String, Long>> expected = produce(topics, first, null);
+        Map<String, String> config = connectorConfig(connector, topics);
+        config.put("table.crash_payments.format", "parquet");
+        List<String> crashes = new ArrayList<>();
+        for (FaultPoint point : FaultPoint.markingSteps()) {
+            try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(),
+                    Map.of(FaultInjector.ENVIRONMENT, point.name()))) {
+                worker.rest().putConnector(connector, config);
+                assertEquals(FaultInjector.HALT_STATUS, worker.awaitExit(Duration.ofMinutes(2)),
+                        "the worker halts at " + point);
+                crashes.add(point + ": " + worker.logLines().stream().filter(l -> l.contains("DoneMarking"))
+                        .count() + " marks logged");
+            }
+        }
+        List<List<String>> doneRows;
+        try (ConnectWorkerProcess survivor = stack.startWorker(connector, Map.of(), Map.of())) {
+            survivor.rest().putConnector(connector, config);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
+            doneRows = awaitDone(topics, first);
+        }
+        System.out.println("DonePartitionsIT crashes: " + crashes);
+        checkDone(topics, first, doneRows, expected);
+    }
+
+    private static long firstHour() {
+        return Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(9)).toEpochMilli();
+    }
+
+    private Map<String, String> connectorConfig(String connector, List<String> topics) {
+        Map<String, String> config = stack.connectorConfig(connector, DATABASE);
+        config.put("topics", String.join(",", topics));
+        config.put("tasks.max", "2");
+        config.put("partitioner", "time");
+        config.put("partition.time.field", "at");
+        config.put("partition.time.pattern", "dt=yyyy-MM-dd/hr=HH");
+        config.put("partition.done.lateness.ms", Long.toString(10 * MINUTE));
+        config.put("partition.done.idle.ms", "5000");
+        config.put("batch.max.records", "150");
+        return config;
+    }
+
+    /**
+     * Produces six hours of records from {@code first} to two partitions of each topic, every two minutes, out of
+     * order by up to eight minutes (within the ten allowed); the second partition of {@code silent} falls silent
+     * after two hours. The others end with a record a quarter past the seventh hour.
+     *
+     * @return per table, the records of each hour ({@code dt=.../hr=...})
+     */
+    private Map<String, Map<String, Long>> produce(List<String> topics, long first, String silent) throws Exception {
+        Map<String, Map<String, Long>> expected = new TreeMap<>();
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        long id = 0;
+        for (String topic : topics) {
+            stack.kafka().createTopic(topic, 2);
+            Map<String, Long> perHour = expected.computeIfAbsent(table(topic), t -> new TreeMap<>());
+            for (int partition = 0; partition < 2; partition++) {
+                boolean falls = topic.equals(silent) && partition == 1;
+                long until = first + (falls ? 2 : HOURS) * HOUR;
+                for (long step = 0; first + step * 2 * MINUTE < until; step++) {
+                    long at = Math.max(first, first + step * 2 * MINUTE + (step % 5 == 4 ? -8 * MINUTE : 0));
+                    records.add(record(topic, partition, id++, at));
+                    perHour.merge(NAME.format(Instant.ofEpochMilli(at)), 1L, Long::sum);
+                }
+                if (!falls) {
+                    long at = first + HOURS * HOUR + 15 * MINUTE;
+                    records.add(record(topic, partition, id++, at));
+                    perHour.merge(NAME.format(Instant.ofEpochMilli(at)), 1L, Long::sum);
+                }
+            }
+        }
+        SampleData.sendAll(producer, records);
+        return expected;
+    }
+
+    /**
+     * Waits until the six hours of each table are marked, then a little more: once every partition has landed all
+     * it has, each stands in the wall clock for its event time, and the hours up to the present follow.
+     */
+    private List<List<String>> awaitDone(List<String> topics, long first) throws Exception {
+        String last = NAME.format(Instant.ofEpochMilli(first + (HOURS - 1) * HOUR));
+        String query = "select table_name, time_partition, period_start, done_time from " + DATABASE
+                + ".hive_sink_done where table_name in ('" + String.join("', '", topics.stream()
+                        .map(DonePartitionsIT::table).toList()) + "') order by table_name, time_partition";
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        List<List<String>> rows;
+        do {
+            Thread.sleep(2_000);
+            rows = stack.hive().query(query);
+        } while (rows.stream().filter(row -> row.get(1).equals(last)).count() < topics.size()
+                && System.nanoTime() < deadline);
+        Thread.sleep(5_000);
+        return stack.hive().query(query);
+    }
+
+    /**
+     * Each table's hours are marked once each, from the first, without a gap, through the sixth at least and not
+     * past the present; each after the last commit of a batch with its records, in order of hours; each hour's
+     * records landed once, and each done hour with records has its _SUCCESS file.
+     */
+    private void checkDone(List<String> topics, long first, List<List<String>> doneRows,
+            Map<String, Map<String, Long>> expected) throws Exception {
+        Map<String, List<String>> marked = new TreeMap<>();
+        for (List<String> row : doneRows) {
+            marked.computeIfAbsent(row.get(0), t -> new ArrayList<>()).add(row.get(1));
+        }
+        long hoursSoFar = (System.currentTimeMillis() - first) / HOUR;
+        for (String topic : topics) {
+            List<String> hours = marked.getOrDefault(table(topic), List.of());
+            assertTrue(hours.size() >= HOURS && hours.size() <= hoursSoFar, table(topic) + ": " + hours);
+            for (int hour = 0; hour < hours.size(); hour++) {
+                assertEquals(NAME.format(Instant.ofEpochMilli(first + hour * HOUR)), hours.get(hour),
+                        table(topic) + ", each hour once, from the first, without a gap: " + hours);
+            }
+        }
+        Map<String, String> lastCommit = new TreeMap<>();
+        for (List<String> row : stack.hive().query("select table_name, partition_name, max(commit_time) from "
+                + DATABASE + ".hive_sink_ledger group by table_name, partition_name")) {
+            lastCommit.put(row.get(0) + " " + row.get(1), row.get(2));
+        }
+        Map<String, String> previous = new TreeMap<>();
+        for (List<String> row : doneRows) {
+            String committed = lastCommit.get(row.get(0) + " " + row.get(1));
+            assertTrue(committed == null || committed.compareTo(row.get(3)) < 0, row + " marked before " + committed);
+            String before = previous.put(row.get(0), row.get(3));
+            assertTrue(before == null || before.compareTo(row.get(3)) <= 0, row + " marked after " + before);
+        }
+        FileSystem fs = stack.tableFileSystem();
+        for (String topic : topics) {
+            String table = table(topic);
+            Map<String, Long> counted = new TreeMap<>();
+            for (List<String> row : stack.hive().query("select dt, hr, count(*) from " + DATABASE + "." + table
+                    + " group by dt, hr")) {
+                counted.put("dt=" + row.get(0) + "/hr=" + row.get(1), Long.parseLong(row.get(2)));
+            }
+            assertEquals(expected.get(table), counted, table + ": every record once, in its hour");
+            for (String hour : marked.get(table)) {
+                Path success = new Path("/warehouse/hive-sink/" + DATABASE + ".db/" + table + "/" + hour
+                        + "/_SUCCESS");
+                assertEquals(counted.containsKey(hour), fs.exists(success), success.toString());
+            }
+        }
+    }
+
+    private static String table(String topic) {
+        return topic.replace('.', '_');
+    }
+
+    private ProducerRecord<byte[], byte[]> record(String topic, int partition, long id, long at) {
+        byte[] value = json.fromConnectData(topic, EVENT, new Struct(EVENT).put("id", id).put("at", at));
+        return new ProducerRecord<>(topic, partition, at, Long.toString(id).getBytes(StandardCharsets.UTF_8), value);
+    }
+}
