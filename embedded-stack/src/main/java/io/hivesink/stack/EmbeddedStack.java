@@ -161,9 +161,9 @@ public final class EmbeddedStack implements AutoCloseable {
         try (Admin admin = connect.kafka().createAdminClient()) {
             awaitCommittedToEnd(admin, connectorName, timeout, List.of(topics));
         } catch (AssertionError e) {
-            int threads = ThreadDump.logThreadsOf(connectorName);
-            throw new AssertionError(e.getMessage() + "; " + statusOf(connectorName) + " (" + threads
-                    + " of its threads logged)", e);
+            String threads = ThreadDump.logThreadsOf(connectorName);
+            throw new AssertionError(e.getMessage() + "; " + statusOf(connectorName) + "; its " + threads
+                    + "; its last warnings: " + ThreadDump.lastWarningsOf(connectorName, 8), e);
         }
     }
 

@@ -34,7 +34,7 @@ import io.hivesink.stack.s3.S3ProxyProcess;
 @OnS3
 class ExactlyOnceS3IT extends ExactlyOnceIT {
 
-    static final Duration STORE_OUTAGE = Duration.ofSeconds(60);
+    static final Duration STORE_OUTAGE = Duration.ofSeconds(30);
 
     @Override
     boolean killsAtEveryStep() {
@@ -74,7 +74,7 @@ class ExactlyOnceS3IT extends ExactlyOnceIT {
     }
 
     @Test
-    void aStoreOutageOfAMinuteWhileRecordsFlowLosesAndDuplicatesNothing() throws Exception {
+    void aStoreOutageOfHalfAMinuteWhileRecordsFlowLosesAndDuplicatesNothing() throws Exception {
         String connector = "s3-outage";
         OutageChecks checks = (readsAfterTheLastTest() ? OutageChecks.readByCaller(stack, DATABASE)
                 : new OutageChecks(stack, DATABASE)).withSetting("hadoop.conf.dir",

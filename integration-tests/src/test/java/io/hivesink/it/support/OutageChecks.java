@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -27,6 +28,9 @@ public final class OutageChecks {
     private String lastFailure;
     /** Connector settings added to or over {@link #connector}'s own. */
     private final Map<String, String> settings = new HashMap<>();
+    /** Counts left for one run of a dear engine at the end ({@link #countedAtTheEnd}), or null: counted at once. */
+    private final Map<String, List<String>> deferredCounts;
+    private final Engine engine;
 
     /** Counts through the stack's HiveServer2. */
     public OutageChecks(FailoverStack stack, String database) {
@@ -40,10 +44,44 @@ public final class OutageChecks {
 
     /** The same, the connector writing tables of {@code format}. */
     public OutageChecks(FailoverStack stack, String database, Query query, String format) {
+        this(stack, database, query, format, null);
+    }
+
+    private OutageChecks(FailoverStack stack, String database, Query query, String format, Engine engine) {
         this.stack = stack;
         this.database = database;
         this.query = query;
         this.format = format;
+        this.engine = engine;
+        this.deferredCounts = engine == null ? null : new LinkedHashMap<>();
+    }
+
+    /**
+     * Counts through {@code engine}, but all in one run once the tests are over ({@link #assertDeferredCounts}): a
+     * run of Spark costs a minute, and waits for the other classes' runs.
+     */
+    public static OutageChecks countedAtTheEnd(FailoverStack stack, String database, String format, Engine engine) {
+        return new OutageChecks(stack, database, null, format, engine);
+    }
+
+    /** A query engine run once on many statements: per statement, its rows. */
+    @FunctionalInterface
+    public interface Engine {
+        List<List<List<String>>> rows(String... statements) throws Exception;
+    }
+
+    /** Runs the counts {@link #assertEachRecordOnce} left for the end, in one run of the engine, and checks them. */
+    public void assertDeferredCounts() throws Exception {
+        if (deferredCounts == null || deferredCounts.isEmpty()) {
+            return;
+        }
+        List<String> statements = new ArrayList<>(deferredCounts.keySet());
+        List<List<List<String>>> answers = engine.rows(statements.toArray(String[]::new));
+        for (int i = 0; i < statements.size(); i++) {
+            assertEquals(List.of(deferredCounts.get(statements.get(i))), answers.get(i),
+                    "every record once, through the engine: " + statements.get(i));
+        }
+        deferredCounts.clear();
     }
 
     /**
@@ -102,11 +140,15 @@ public final class OutageChecks {
     public void assertEachRecordOnce(String table, String topic, long produced) throws Exception {
         EmbeddedStack.await(produced + " records landed", Duration.ofMinutes(4), () -> landed(table) >= produced);
         LedgerRows.assertEachOffsetOnce(ledgerRows(table), topic, produced);
+        String count = "select count(*), count(distinct id) from " + database + "." + table;
+        if (deferredCounts != null) {
+            deferredCounts.put(count, List.of(Long.toString(produced), Long.toString(produced)));
+            return;
+        }
         if (query == null) {
             return;
         }
-        List<String> counts = query.rows("select count(*), count(distinct id) from " + database + "." + table)
-                .get(0);
+        List<String> counts = query.rows(count).get(0);
         assertEquals(List.of(Long.toString(produced), Long.toString(produced)), counts,
                 "every record once, through Hive");
     }
