@@ -46,6 +46,15 @@ public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> re
         return held;
     }
 
+    /** Records that land although their time partition was already marked done ({@code partition.late.policy=land}). */
+    public long lateRecords() {
+        long late = 0;
+        for (RecordGroup group : groups) {
+            late += group.stats().lateRecords();
+        }
+        return late;
+    }
+
     /** The batch is dropped uncommitted: its files' blocks not compressed yet are not compressed. */
     public void discard() {
         for (RecordGroup group : groups) {

@@ -64,12 +64,20 @@ public final class BatchBuffer {
     public BatchBuffer(RecordInput input, TableRouter router, TableLayouts layouts, String batchIdPrefix,
             ExecutorService pool, int maxChunksInFlight, boolean rejectBadRecords,
             Function<String, ParallelContainerWriter> earlyWriters) {
+        this(input, router, layouts, batchIdPrefix, pool, maxChunksInFlight, rejectBadRecords, earlyWriters,
+                LateCheck.NONE);
+    }
+
+    /** The same, telling late records by {@code late} ({@code partition.late.policy}). */
+    public BatchBuffer(RecordInput input, TableRouter router, TableLayouts layouts, String batchIdPrefix,
+            ExecutorService pool, int maxChunksInFlight, boolean rejectBadRecords,
+            Function<String, ParallelContainerWriter> earlyWriters, LateCheck late) {
         this.input = input;
         this.router = router;
         this.batchIdPrefix = batchIdPrefix;
         this.assembler = new BatchAssembler(earlyWriters);
-        this.chunks = new ChunkQueue(new ChunkEncoder(router, layouts, rejectBadRecords), pool, maxChunksInFlight,
-                sizer, assembler::take);
+        this.chunks = new ChunkQueue(new ChunkEncoder(router, layouts, rejectBadRecords, late), pool,
+                maxChunksInFlight, sizer, assembler::take);
     }
 
     /**

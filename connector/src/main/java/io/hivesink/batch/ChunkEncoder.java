@@ -15,6 +15,7 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 import io.hivesink.avro.encode.ByteSink;
+import io.hivesink.config.DoneConfig;
 import io.hivesink.input.FramedDatum;
 import io.hivesink.input.RecordValue;
 import io.hivesink.route.TableRouter;
@@ -31,16 +32,19 @@ final class ChunkEncoder {
     private final TableRouter router;
     private final TableLayouts layouts;
     private final boolean rejectBadRecords;
+    private final LateCheck lateCheck;
     private final Map<GroupKey, RecordGroup> groups = new ConcurrentHashMap<>();
 
     /**
      * @param rejectBadRecords true: a record that cannot land is set aside and the rest go on; false: it ends the
      *     chunk with its error
+     * @param lateCheck tells records of time partitions already marked done, and what becomes of them
      */
-    ChunkEncoder(TableRouter router, TableLayouts layouts, boolean rejectBadRecords) {
+    ChunkEncoder(TableRouter router, TableLayouts layouts, boolean rejectBadRecords, LateCheck lateCheck) {
         this.router = router;
         this.layouts = layouts;
         this.rejectBadRecords = rejectBadRecords;
+        this.lateCheck = lateCheck;
     }
 
     @SuppressWarnings("ReferenceEquality") // the last group's stats are reused while the same group repeats
@@ -55,6 +59,8 @@ final class ChunkEncoder {
         List<RejectedRecord> rejected = List.of();
         RecordGroup lastGroup = null;
         GroupStats lastStats = null;
+        RecordGroup lateGroup = null;
+        LateCheck.Late late = null;
         RuntimeException failure = null;
         for (TakenRecord taken : records) {
             SinkRecord record = taken.record();
@@ -83,6 +89,23 @@ final class ChunkEncoder {
                 rejected.add(new RejectedRecord(record, error));
                 continue;
             }
+            if (group != lateGroup) {
+                lateGroup = group;
+                late = lateCheck.of(group.table(), group.partition());
+            }
+            if (late != null && late.policy() != DoneConfig.LatePolicy.LAND) {
+                sink.truncate(mark);
+                DataException error = lateError(taken, group, late);
+                if (late.policy() == DoneConfig.LatePolicy.FAIL || !rejectBadRecords) {
+                    failure = error;
+                    break;
+                }
+                if (rejected.isEmpty()) {
+                    rejected = new ArrayList<>();
+                }
+                rejected.add(new RejectedRecord(record, error));
+                continue;
+            }
             groupOf[count] = group;
             if (group != lastGroup) {
                 lastGroup = group;
@@ -90,6 +113,9 @@ final class ChunkEncoder {
             }
             lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp(),
                     writer.eventTime);
+            if (late != null) {
+                lastStats.lateRecord();
+            }
             ends[count++] = sink.size();
         }
         byte[] data = Arrays.copyOf(sink.array(), sink.size());
@@ -98,6 +124,16 @@ final class ChunkEncoder {
         }
         return new EncodedChunk(data, count == ends.length ? ends : Arrays.copyOf(ends, count),
                 count == groupOf.length ? groupOf : Arrays.copyOf(groupOf, count), count, stats, rejected, failure);
+    }
+
+    /** The error of a late record the policy does not land: it names the record, its time partition and the fix. */
+    private static DataException lateError(TakenRecord taken, RecordGroup group, LateCheck.Late late) {
+        return new DataException(taken.value().describe(taken.record()) + " is late: time partition "
+                + late.timePartition() + " of table " + group.table() + " is already marked done, and "
+                + DoneConfig.PARTITION_LATE_POLICY + "=" + late.policy().value() + ". Set "
+                + DoneConfig.PARTITION_LATE_POLICY + "=land to land late records (counted in "
+                + "the ledger's late_records), or raise partition.done.lateness.ms or partition.done.delay.ms so "
+                + "that time partitions are marked later.");
     }
 
     /** Forgets the file groups of a closed or dropped batch. */

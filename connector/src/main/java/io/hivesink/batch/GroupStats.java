@@ -50,6 +50,8 @@ public final class GroupStats {
     private String lastTopic;
     private int lastPartition;
     private OffsetRange lastRange;
+    /** Records whose time partition was already marked done when they were encoded ({@code land}ed anyway). */
+    private long lateRecords;
 
     void add(String topic, int partition, long offset, Long timestamp, long eventTime) {
         OffsetRange range = lastRange;
@@ -69,8 +71,19 @@ public final class GroupStats {
         }
     }
 
+    /** The record just added was late: its time partition was already marked done. */
+    void lateRecord() {
+        lateRecords++;
+    }
+
+    /** Records of the group whose time partition was already marked done when they were encoded. */
+    public long lateRecords() {
+        return lateRecords;
+    }
+
     /** Adds the stats of records that came after this group's records so far. */
     void append(GroupStats later) {
+        lateRecords += later.lateRecords;
         for (Map.Entry<TopicPartition, OffsetRange> e : later.offsets.entrySet()) {
             OffsetRange mine = offsets.get(e.getKey());
             OffsetRange theirs = e.getValue();

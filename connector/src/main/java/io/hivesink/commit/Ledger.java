@@ -67,6 +67,9 @@ public final class Ledger {
                 .type(TIMESTAMP).endUnion().nullDefault()
             .name("commit_time").doc("when the batch's commit began (its intent was written)").type(TIMESTAMP)
                 .noDefault()
+            .name("late_records").doc("records whose time partition was already marked done when they were taken "
+                    + "(partition.late.policy=land); null in rows of connectors before late records were counted")
+                .type().unionOf().nullType().and().longType().endUnion().nullDefault()
             .endRecord();
     private static final PartitionSpec SPEC = new PartitionSpec(List.of(PARTITION_KEY), List.of("string"));
 
@@ -113,6 +116,7 @@ public final class Ledger {
                 row.put("file_count", 0);
                 row.put("kafka_offsets", new ArrayList<GenericRecord>());
                 row.put("commit_time", commitTime);
+                row.put("late_records", 0L);
                 rows.put(key, row);
             }
             add(row, group);
@@ -133,6 +137,7 @@ public final class Ledger {
         GroupStats stats = group.stats();
         row.put("record_count", (Long) row.get("record_count") + group.datums().count());
         row.put("file_count", (Integer) row.get("file_count") + 1);
+        row.put("late_records", (Long) row.get("late_records") + stats.lateRecords());
         List<GenericRecord> offsets = (List<GenericRecord>) row.get("kafka_offsets");
         for (Map.Entry<TopicPartition, GroupStats.OffsetRange> e : stats.offsets().entrySet()) {
             GenericRecord offset = new GenericData.Record(OFFSETS);

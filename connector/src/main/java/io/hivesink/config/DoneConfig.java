@@ -1,5 +1,8 @@
 package io.hivesink.config;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -27,6 +30,25 @@ public record DoneConfig(long idleMs, boolean markers, String table, long backfi
     public static final String PARTITION_DONE_SUCCESS_FILE = "partition.done.success.file";
     public static final String PARTITION_DONE_TABLE = "partition.done.table";
     public static final String PARTITION_DONE_BACKFILL_MS = "partition.done.backfill.ms";
+    public static final String PARTITION_LATE_POLICY = "partition.late.policy";
+
+    /** What becomes of a record whose time partition is already marked done. */
+    public enum LatePolicy {
+        /** It lands as any other, counted in the ledger's late_records and the late-records-total metric. */
+        LAND,
+        /** It goes to the errant-record reporter (the dead-letter queue or the error log) and does not land. */
+        DLQ,
+        /** The task fails at it. */
+        FAIL;
+
+        public String value() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        static LatePolicy of(String value) {
+            return valueOf(value.trim().toUpperCase(java.util.Locale.ROOT));
+        }
+    }
 
     /**
      * The keys a table may set for itself.
@@ -34,8 +56,9 @@ public record DoneConfig(long idleMs, boolean markers, String table, long backfi
      * @param latenessMs  the disorder allowed within a Kafka partition's event times
      * @param delayMs     how long past its end, in event time, a time partition is marked done
      * @param successFile whether a done Hive partition gets a {@code _SUCCESS} file
+     * @param latePolicy  what becomes of a record whose time partition is already marked done
      */
-    public record Table(long latenessMs, long delayMs, boolean successFile) {
+    public record Table(long latenessMs, long delayMs, boolean successFile, LatePolicy latePolicy) {
     }
 
     static void define(ConfigDef def) {
@@ -90,6 +113,39 @@ public record DoneConfig(long idleMs, boolean markers, String table, long backfi
                         + "history (or a record dated 1970) does not have every hour since marked. Default: 7 "
                         + "days.",
                 GROUP, ++order, Width.MEDIUM, "Done backfill (ms)");
+        def.define(PARTITION_LATE_POLICY, Type.STRING, LatePolicy.LAND.value(),
+                ConfigDef.ValidString.in(LatePolicy.LAND.value(), LatePolicy.DLQ.value(), LatePolicy.FAIL.value()),
+                Importance.MEDIUM,
+                "What becomes of a late record: one whose time partition its task knows is already marked done "
+                        + "(it starts before the end of the last time partition marked). land: it lands as any "
+                        + "other, and is counted in the ledger's late_records column for its batch and Hive "
+                        + "partition and in the metric late-records-total, so that a job that read the hour can "
+                        + "tell it must read it again. dlq: it goes to the errant-record reporter (needs "
+                        + "errors.tolerance=all, and errors.deadletterqueue.topic.name or errors.log.enable=true) "
+                        + "and does not land. fail: the task fails at it, naming it. A record is checked as it is "
+                        + "encoded, against the marks its task knows then: one taken just before its hour was "
+                        + "marked lands, and counts as late when its batch commits.",
+                GROUP, ++order, Width.SHORT, "Late records");
+    }
+
+    /**
+     * The late policy dlq, for the connector or a table, against Connect's errors.* settings: key to message.
+     *
+     * @param props the connector's properties as given
+     */
+    static Map<String, String> problems(Map<String, ?> props) {
+        Map<String, String> problems = new LinkedHashMap<>();
+        props.forEach((key, value) -> {
+            boolean late = key.equals(PARTITION_LATE_POLICY) || (key.startsWith(TableOverrides.PREFIX)
+                    && key.endsWith("." + PARTITION_LATE_POLICY));
+            if (late && value != null && LatePolicy.DLQ.value().equalsIgnoreCase(value.toString().trim())) {
+                String problem = InputConfig.deadLetterProblem(props, key + "=dlq", "late records");
+                if (problem != null) {
+                    problems.put(key, problem);
+                }
+            }
+        });
+        return problems;
     }
 
     static DoneConfig from(AbstractConfig config) {
@@ -99,6 +155,6 @@ public record DoneConfig(long idleMs, boolean markers, String table, long backfi
 
     static Table tableOf(AbstractConfig config) {
         return new Table(config.getLong(PARTITION_DONE_LATENESS_MS), config.getLong(PARTITION_DONE_DELAY_MS),
-                config.getBoolean(PARTITION_DONE_SUCCESS_FILE));
+                config.getBoolean(PARTITION_DONE_SUCCESS_FILE), LatePolicy.of(config.getString(PARTITION_LATE_POLICY)));
     }
 }

@@ -113,6 +113,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         problems.putAll(tables.problems());
         problems.putAll(input.problems(originals()));
         problems.putAll(TableOverrides.problems(originalsStrings()));
+        problems.putAll(DoneConfig.problems(originals()));
         return problems;
     }
 

@@ -148,7 +148,8 @@ public record InputConfig(boolean confluentAvro, NullValues nullValues, List<Str
     Map<String, String> problems(Map<String, ?> connectorProps) {
         Map<String, String> problems = new LinkedHashMap<>();
         if (nullValues == NullValues.DEAD_LETTER) {
-            String deadLetterProblem = deadLetterProblem(connectorProps);
+            String deadLetterProblem = deadLetterProblem(connectorProps, BEHAVIOR_ON_NULL_VALUES + "=dead-letter",
+                    "tombstones");
             if (deadLetterProblem != null) {
                 problems.put(BEHAVIOR_ON_NULL_VALUES, deadLetterProblem);
             }
@@ -175,19 +176,25 @@ public record InputConfig(boolean confluentAvro, NullValues nullValues, List<Str
         return problems;
     }
 
-    /** Why bad records would not reach a dead-letter queue or the error log, or null if they would. */
-    private static String deadLetterProblem(Map<String, ?> props) {
+    /**
+     * Why the records a setting sends to the errant-record reporter would not reach a dead-letter queue or the error
+     * log, or null if they would.
+     *
+     * @param setting the setting, as {@code key=value}
+     * @param what    what it sends there, for the message
+     */
+    static String deadLetterProblem(Map<String, ?> props, String setting, String what) {
         String tolerance = String.valueOf(props.get("errors.tolerance")).trim();
         Object topic = props.get("errors.deadletterqueue.topic.name");
         boolean deadLetterTopic = topic != null && !topic.toString().isBlank();
         boolean errorLog = "true".equalsIgnoreCase(String.valueOf(props.get("errors.log.enable")).trim());
         if (!"all".equalsIgnoreCase(tolerance)) {
-            return BEHAVIOR_ON_NULL_VALUES + "=dead-letter needs errors.tolerance=all: with errors.tolerance=none "
-                    + "Connect stops the task at the first record it reports.";
+            return setting + " needs errors.tolerance=all: with errors.tolerance=none Connect stops the task at "
+                    + "the first record it reports.";
         }
         if (!deadLetterTopic && !errorLog) {
-            return BEHAVIOR_ON_NULL_VALUES + "=dead-letter needs somewhere to send tombstones: set "
-                    + "errors.deadletterqueue.topic.name, or errors.log.enable=true.";
+            return setting + " needs somewhere to send " + what + ": set errors.deadletterqueue.topic.name, or "
+                    + "errors.log.enable=true.";
         }
         return null;
     }

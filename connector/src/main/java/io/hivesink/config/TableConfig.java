@@ -39,7 +39,7 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
             TablesConfig.FORMAT, AvroConfig.AVRO_CODEC, AvroConfig.AVRO_CODEC_LEVEL, ParquetConfig.PARQUET_CODEC,
             ParquetConfig.PARQUET_DICTIONARY, OrcConfig.ORC_CODEC, BatchConfig.BATCH_MAX_RECORDS,
             DoneConfig.PARTITION_DONE_LATENESS_MS, DoneConfig.PARTITION_DONE_DELAY_MS,
-            DoneConfig.PARTITION_DONE_SUCCESS_FILE);
+            DoneConfig.PARTITION_DONE_SUCCESS_FILE, DoneConfig.PARTITION_LATE_POLICY);
 
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.

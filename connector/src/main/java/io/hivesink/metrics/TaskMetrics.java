@@ -60,6 +60,7 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     private final Sensor commitRetries;
     private final Sensor deadLettered;
     private final Sensor skipped;
+    private final Sensor lateRecords;
     private final Sensor closeStall;
     private final Sensor offsetsAhead;
 
@@ -101,6 +102,8 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
                 + "Kafka log when claimed, read from the log's start (offsets.ahead.policy=log-start)");
         skipped = total("skipped-records", "Records skipped: null values ignored, or bad records with "
                 + "errors.tolerance=all and no reporter");
+        lateRecords = total("late-records", "Records landed although their time partition was already marked done "
+                + "(partition.late.policy=land); those the policy sends to the dead-letter queue are counted there");
     }
 
     /** A value the metric reads from a part when it is read (what the open batch holds, the budget used, ...). */
@@ -240,6 +243,11 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
 
     public void skipped(long count) {
         skipped.record((double) count);
+    }
+
+    /** Late records landed by a committed batch. */
+    public void lateLanded(long count) {
+        lateRecords.record((double) count);
     }
 
     @Override

@@ -20,6 +20,11 @@ public final class PartitionValues {
         this.values = List.copyOf(values);
     }
 
+    /** The partition columns' names, in order. */
+    public List<String> names() {
+        return names;
+    }
+
     public List<String> values() {
         return values;
     }

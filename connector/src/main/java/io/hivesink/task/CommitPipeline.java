@@ -163,6 +163,13 @@ final class CommitPipeline implements AutoCloseable {
             CommitSummary summary = inFlight() ? lane.await() : commitWatched(held);
             memory.committed();
             metrics.committed(summary, heldEncodeMs, newestTimestampPerTable(held));
+            long late = held.lateRecords();
+            if (late > 0) {
+                metrics.lateLanded(late);
+                log.info("Batch {} landed {} late record(s): their time partitions were already marked done "
+                        + "(partition.late.policy=land); the ledger's late_records counts them per Hive partition",
+                        held.id(), late);
+            }
             held = null;
             watermarks.report(metrics);
             log.info(summary.logLine());

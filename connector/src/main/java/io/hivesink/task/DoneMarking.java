@@ -9,6 +9,7 @@ import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.hivesink.done.DoneBounds;
 import io.hivesink.done.DoneTable;
 import io.hivesink.done.PartitionMarker;
 import io.hivesink.done.PartitionMarker.TimeTable;
@@ -27,7 +28,7 @@ class DoneMarking {
     private static final Logger log = LoggerFactory.getLogger(DoneMarking.class);
 
     /** Marks nothing: {@code partition.done.markers=false}. */
-    static final DoneMarking NONE = new DoneMarking(null, null, null, null, null, 0, null) {
+    static final DoneMarking NONE = new DoneMarking(null, null, null, null, null, 0, null, null) {
         @Override
         void markDue() {
         }
@@ -52,15 +53,19 @@ class DoneMarking {
     private final Map<String, Long> lookAgainAt = new HashMap<>();
     private final long backfillMs;
     private final LongSupplier clock;
+    /** Where the tables' marks reach, for the encoding threads to tell late records. */
+    private final DoneBounds bounds;
 
     /**
      * @param timeTables per table, what the marker needs of it, or null if it has no time partitions to mark
      * @param delayMs    per table, how far past a time partition's end its watermark must be
      * @param backfillMs how far before the watermark a table's first marks start, at most
+     * @param bounds     told where each table's marks reach, as they are found and made
      */
     DoneMarking(TableWatermarks watermarks, PartitionMarker marker, DoneTable doneTable,
             Function<String, TimeTable> timeTables, ToLongFunction<String> delayMs, long backfillMs,
-            LongSupplier clock) {
+            LongSupplier clock, DoneBounds bounds) {
+        this.bounds = bounds;
         this.backfillMs = backfillMs;
         this.clock = clock;
         this.watermarks = watermarks;
@@ -127,6 +132,7 @@ class DoneMarking {
                     wrote ? "" : " (another task wrote its done row)");
             from = end;
             next.put(table, from);
+            bounds.advanced(table, from);
         }
     }
 
@@ -137,6 +143,7 @@ class DoneMarking {
     private long firstToMark(String table, TimeTable timeTable, long watermark) {
         long until = doneTable.markedUntil(table, timeTable.grain());
         if (until != Long.MIN_VALUE) {
+            bounds.advanced(table, until);
             return until;
         }
         long first = marker.firstStart(timeTable);

@@ -29,6 +29,7 @@ import io.hivesink.config.StorageConfig;
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableOverrides;
 import io.hivesink.config.TablesConfig;
+import io.hivesink.done.DoneBounds;
 import io.hivesink.done.DoneTable;
 import io.hivesink.done.PartitionMarker;
 import io.hivesink.done.TableWatermarks;
@@ -139,14 +140,16 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         TableRouter router = TableRouter.fromConfig(config.tables());
         TableLayouts layouts = new TableLayouts(database, table -> partitioners(router, props, settings, table),
                 (table, schema, partitionSpec) -> metastore.tables().ensureTable(table, schema, partitionSpec));
-        BatchBuffer buffer = new BatchBuffer(recordInput(config), router, layouts,
-                run.instance(), pool, 2 * threads + 2, rejectBadRecords,
-                config.avro().compressEarly() ? writers::earlyWriter : null);
         TableWatermarks watermarks = new TableWatermarks(TableFeeds.of(router, props),
                 table -> settings.configFor(table).done().latenessMs(), table -> timeGrain(settings, table),
                 topic -> timeTableOf(router, settings, topic));
+        DoneBounds bounds = new DoneBounds();
+        BatchBuffer buffer = new BatchBuffer(recordInput(config), router, layouts,
+                run.instance(), pool, 2 * threads + 2, rejectBadRecords,
+                config.avro().compressEarly() ? writers::earlyWriter : null,
+                new LateRecords(bounds, watermarks::grainOf, table -> settings.configFor(table).done().latePolicy()));
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
-                watermarks, doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults));
+                watermarks, doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults, bounds));
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
@@ -231,7 +234,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     /** Marks the time partitions of the task's tables done; does nothing if {@code partition.done.markers=false}. */
     private static DoneMarking doneMarking(HiveSinkConfig config, TaskRun run, Storage storage,
             MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock,
-            FaultInjector faults) {
+            FaultInjector faults, DoneBounds bounds) {
         if (!config.done().markers()) {
             return DoneMarking.NONE;
         }
@@ -245,7 +248,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
             return grain == null ? null : new PartitionMarker.TimeTable(database, table,
                     metastore.tables().existing(table).partitionSpec().names(), grain,
                     settings.configFor(table).done().successFile());
-        }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock);
+        }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock, bounds);
     }
 
     /** The grain of the table's time partitions, or null if it is not partitioned by time or its pattern has none. */

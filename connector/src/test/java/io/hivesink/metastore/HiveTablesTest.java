@@ -44,7 +44,8 @@ class HiveTablesTest {
     /** A table's configuration where only what the metastore uses matters. */
     static TableConfig options(String location, Map<String, String> properties, boolean evolve) {
         return new TableConfig(List.of(), properties, evolve, "avro", "snappy", -1, "snappy", true, "snappy", 1_000_000,
-                new io.hivesink.config.DoneConfig.Table(600_000L, 0L, true), location);
+                new io.hivesink.config.DoneConfig.Table(600_000L, 0L, true,
+                        io.hivesink.config.DoneConfig.LatePolicy.LAND), location);
     }
 
     @Test
