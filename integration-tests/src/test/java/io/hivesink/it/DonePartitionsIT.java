@@ -16,6 +16,8 @@ import java.util.TreeMap;
 
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.connect.data.Schema;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.it.support.StackExtension;
+import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
@@ -55,6 +58,8 @@ class DonePartitionsIT {
     private static final long MINUTE = 60_000L;
     private static final long HOUR = 3_600_000L;
     private static final int HOURS = 6;
+    /** The ids of the late records, past every other's. */
+    private static final long LATE_ID = 900_000;
     private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("'dt='yyyy-MM-dd'/hr='HH")
             .withZone(ZoneOffset.UTC);
 
@@ -84,20 +89,29 @@ class DonePartitionsIT {
         Map<String, String> config = connectorConfig(connector, topics);
         config.put("table.done_payments.format", "parquet");
         config.put("table.done_returns.format", "orc");
+        config.put("table.done_payments.partition.late.policy", "dlq");
+        config.put("table.done_returns.partition.late.policy", "fail");
+        config.put("errors.tolerance", "all");
+        config.put("errors.deadletterqueue.topic.name", "done.dlq");
+        config.put("errors.deadletterqueue.topic.replication.factor", "1");
+        config.put("errors.deadletterqueue.context.headers.enable", "true");
+        stack.kafka().createTopic("done.dlq", 1);
         List<List<String>> doneRows;
         try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of())) {
             worker.rest().putConnector(connector, config);
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
             doneRows = awaitDone(topics, first);
+            checkDone(topics, first, doneRows, expected);
+            lateRecordsByPolicy(worker, connector, first);
         }
-        checkDone(topics, first, doneRows, expected);
         List<List<List<String>>> spark = stack.spark().query("select table_name, time_partition from " + DATABASE
                 + ".hive_sink_done where table_name like 'done_%' order by table_name, time_partition",
                 "select count(*) from " + DATABASE + ".done_orders");
         assertEquals(doneRows.stream().map(row -> row.subList(0, 2)).toList(), spark.get(0),
                 "Spark reads the done table as Hive does");
         assertEquals(List.of(List.of(Long.toString(expected.get("done_orders").values().stream()
-                .mapToLong(Long::longValue).sum()))), spark.get(1), "and skips the _SUCCESS files");
+                .mapToLong(Long::longValue).sum() + 1))), spark.get(1),
+                "and skips the _SUCCESS files (the late record landed)");
         System.out.printf("DonePartitionsIT: %d tables, %d time partitions marked done: %s%n", topics.size(),
                 doneRows.size(), doneRows);
     }
@@ -129,6 +143,54 @@ class DonePartitionsIT {
         }
         System.out.println("DonePartitionsIT crashes: " + crashes);
         checkDone(topics, first, doneRows, expected);
+    }
+
+    /**
+     * A record of the first hour, marked done by now, to each table, whose policies differ: done_orders lands it and
+     * counts it late in the ledger (land), done_payments sends it to the dead-letter queue (dlq), and done_returns
+     * fails the task that takes it (fail), last.
+     */
+    private void lateRecordsByPolicy(ConnectWorkerProcess worker, String connector, long first) throws Exception {
+        String hour = NAME.format(Instant.ofEpochMilli(first));
+        long at = first + 10 * MINUTE;
+        SampleData.sendAll(producer, List.of(record("done.orders", 0, LATE_ID, at),
+                record("done.payments", 0, LATE_ID + 1, at)));
+        stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of("done.orders", "done.payments"));
+        assertEquals(List.of(List.of(hour, "1")), stack.hive().query("select partition_name, sum(late_records) "
+                + "from " + DATABASE + ".hive_sink_ledger where table_name = 'done_orders' and late_records > 0 "
+                + "group by partition_name"), "land: the late record landed, counted in the ledger");
+        assertEquals(List.of(List.of(hour)), stack.hive().query("select concat('dt=', dt, '/hr=', hr) from "
+                + DATABASE + ".done_orders where id = " + LATE_ID), "land lands it, in its hour");
+        assertEquals(List.of(List.of("0")), stack.hive().query("select count(*) from " + DATABASE
+                + ".done_payments where id = " + (LATE_ID + 1)), "dlq does not");
+        ConsumerRecords<byte[], byte[]> dead = stack.kafka().consume(1, 60_000, "done.dlq");
+        ConsumerRecord<byte[], byte[]> deadRecord = dead.iterator().next();
+        assertEquals(Long.toString(LATE_ID + 1), new String(deadRecord.key(), StandardCharsets.UTF_8));
+        String why = new String(deadRecord.headers().lastHeader("__connect.errors.exception.message").value(),
+                StandardCharsets.UTF_8);
+        assertTrue(why.contains("is late: time partition " + hour + " of table done_payments is already marked "
+                + "done"), why);
+
+        SampleData.sendAll(producer, List.of(record("done.returns", 0, LATE_ID + 2, at)));
+        String[] trace = new String[1];
+        EmbeddedStack.await("the task taking the late record of done_returns to fail", Duration.ofMinutes(2),
+                () -> {
+                    try {
+                        for (var task : worker.rest().status(connector).path("tasks")) {
+                            if (task.path("state").asText().equals("FAILED")) {
+                                trace[0] = task.path("trace").asText();
+                                return true;
+                            }
+                        }
+                        return false;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        assertTrue(trace[0].contains("offset") && trace[0].contains("is late: time partition " + hour
+                + " of table done_returns") && trace[0].contains("partition.late.policy=fail"), trace[0]);
+        System.out.printf("DonePartitionsIT: a record of %s landed late (land), went to done.dlq (dlq), failed its "
+                + "task (fail)%n", hour);
     }
 
     private static long firstHour() {
