@@ -58,6 +58,7 @@ class DonePartitionsIT {
     private static final long MINUTE = 60_000L;
     private static final long HOUR = 3_600_000L;
     private static final int HOURS = 6;
+    static final Duration OUTAGE = Duration.ofSeconds(60);
     /** The ids of the late records, past every other's. */
     private static final long LATE_ID = 900_000;
     private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("'dt='yyyy-MM-dd'/hr='HH")
@@ -124,6 +125,8 @@ class DonePartitionsIT {
         Map<String, Map<String, Long>> expected = produce(topics, first, null);
         Map<String, String> config = connectorConfig(connector, topics);
         config.put("table.crash_payments.format", "parquet");
+        // where locks fence, those a killed worker (or the metastore's kill) leaves are broken after this long
+        config.put("hive.metastore.lock.stale.ms", "10000");
         List<String> crashes = new ArrayList<>();
         for (FaultPoint point : FaultPoint.markingSteps()) {
             try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(),
@@ -136,13 +139,40 @@ class DonePartitionsIT {
             }
         }
         List<List<String>> doneRows;
+        int atTheKill;
         try (ConnectWorkerProcess survivor = stack.startWorker(connector, Map.of(), Map.of())) {
+            int beforeSurvivor = doneRows(topics).size();
             survivor.rest().putConnector(connector, config);
+            atTheKill = metastoreDownForAMinuteOnceMarkingGoesOn(topics, beforeSurvivor);
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
             doneRows = awaitDone(topics, first);
         }
-        System.out.println("DonePartitionsIT crashes: " + crashes);
+        System.out.printf("%s: crashes %s; %d time partitions marked when the metastore was killed, %d in the end%n",
+                getClass().getSimpleName(), crashes, atTheKill, doneRows.size());
         checkDone(topics, first, doneRows, expected);
+    }
+
+    /**
+     * Once the survivor has marked a time partition more than {@code before}, the metastore's JVM is killed, in the
+     * middle of the survivor's marking most likely, and restarted a minute later.
+     *
+     * @return how many time partitions were marked when it was killed
+     */
+    private int metastoreDownForAMinuteOnceMarkingGoesOn(List<String> topics, int before) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        int marked;
+        do {
+            Thread.sleep(500);
+            marked = doneRows(topics).size();
+        } while (marked <= before && System.nanoTime() < deadline);
+        assertTrue(marked > before, "the survivor marks time partitions: " + marked);
+        stack.metastore().kill();
+        try {
+            Thread.sleep(OUTAGE.toMillis());
+        } finally {
+            stack.metastore().restart();
+        }
+        return marked;
     }
 
     /**
@@ -249,18 +279,29 @@ class DonePartitionsIT {
      */
     private List<List<String>> awaitDone(List<String> topics, long first) throws Exception {
         String last = NAME.format(Instant.ofEpochMilli(first + (HOURS - 1) * HOUR));
-        String query = "select table_name, time_partition, period_start, done_time from " + DATABASE
-                + ".hive_sink_done where table_name in ('" + String.join("', '", topics.stream()
-                        .map(DonePartitionsIT::table).toList()) + "') order by table_name, time_partition";
         long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         List<List<String>> rows;
         do {
             Thread.sleep(2_000);
-            rows = stack.hive().query(query);
+            rows = doneRows(topics);
         } while (rows.stream().filter(row -> row.get(1).equals(last)).count() < topics.size()
                 && System.nanoTime() < deadline);
         Thread.sleep(5_000);
-        return stack.hive().query(query);
+        return doneRows(topics);
+    }
+
+    /** The done rows of the topics' tables: table, time partition, period start, done time; by table and time. */
+    private List<List<String>> doneRows(List<String> topics) throws Exception {
+        if (!tableExists("hive_sink_done")) {
+            return List.of(); // no mark yet
+        }
+        return stack.hive().query("select table_name, time_partition, period_start, done_time from " + DATABASE
+                + ".hive_sink_done where table_name in ('" + String.join("', '", topics.stream()
+                        .map(DonePartitionsIT::table).toList()) + "') order by table_name, time_partition");
+    }
+
+    private boolean tableExists(String table) throws Exception {
+        return stack.hive().query("show tables in " + DATABASE).stream().anyMatch(row -> row.get(0).equals(table));
     }
 
     /**
