@@ -46,7 +46,7 @@ public record Batch(String id, List<RecordGroup> groups, List<RejectedRecord> re
         return held;
     }
 
-    /** Records that land although their time partition was already marked done ({@code partition.late.policy=land}). */
+    /** Records its commit landed in time partitions already marked done (0 until its ledger rows are written). */
     public long lateRecords() {
         long late = 0;
         for (RecordGroup group : groups) {

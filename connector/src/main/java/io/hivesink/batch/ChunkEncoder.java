@@ -113,9 +113,6 @@ final class ChunkEncoder {
             }
             lastStats.add(record.topic(), record.kafkaPartition(), record.kafkaOffset(), record.timestamp(),
                     writer.eventTime);
-            if (late != null) {
-                lastStats.lateRecord();
-            }
             ends[count++] = sink.size();
         }
         byte[] data = Arrays.copyOf(sink.array(), sink.size());
@@ -129,7 +126,8 @@ final class ChunkEncoder {
     /** The error of a late record the policy does not land: it names the record, its time partition and the fix. */
     private static DataException lateError(TakenRecord taken, RecordGroup group, LateCheck.Late late) {
         return new DataException(taken.value().describe(taken.record()) + " is late: time partition "
-                + late.timePartition() + " of table " + group.table() + " is already marked done, and "
+                + late.timePartition() + " of table " + group.table() + " is marked done, or older than one that "
+                + "is, and "
                 + DoneConfig.PARTITION_LATE_POLICY + "=" + late.policy().value() + ". Set "
                 + DoneConfig.PARTITION_LATE_POLICY + "=land to land late records (counted in "
                 + "the ledger's late_records), or raise partition.done.lateness.ms or partition.done.delay.ms so "

@@ -50,7 +50,7 @@ public final class GroupStats {
     private String lastTopic;
     private int lastPartition;
     private OffsetRange lastRange;
-    /** Records whose time partition was already marked done when they were encoded ({@code land}ed anyway). */
+    /** Records landed in a time partition already marked done, as the commit found: all of them, or none. */
     private long lateRecords;
 
     void add(String topic, int partition, long offset, Long timestamp, long eventTime) {
@@ -71,19 +71,22 @@ public final class GroupStats {
         }
     }
 
-    /** The record just added was late: its time partition was already marked done. */
-    void lateRecord() {
-        lateRecords++;
+    /**
+     * The group's records its commit lands in a time partition already marked done: all of them if it is marked as
+     * its batch commits, else 0. Set again if the commit is tried again.
+     */
+    public void landedLate(long records) {
+        lateRecords = records;
     }
 
-    /** Records of the group whose time partition was already marked done when they were encoded. */
+    /** Records of the group its commit found late ({@link #landedLate}); 0 before. */
     public long lateRecords() {
         return lateRecords;
     }
 
     /** Adds the stats of records that came after this group's records so far. */
     void append(GroupStats later) {
-        lateRecords += later.lateRecords;
+
         for (Map.Entry<TopicPartition, OffsetRange> e : later.offsets.entrySet()) {
             OffsetRange mine = offsets.get(e.getKey());
             OffsetRange theirs = e.getValue();

@@ -22,6 +22,7 @@ import org.apache.kafka.common.TopicPartition;
 
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.GroupStats;
+import io.hivesink.batch.LateCheck;
 import io.hivesink.batch.RecordGroup;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.metastore.HiveTables;
@@ -67,13 +68,15 @@ public final class Ledger {
                 .type(TIMESTAMP).endUnion().nullDefault()
             .name("commit_time").doc("when the batch's commit began (its intent was written)").type(TIMESTAMP)
                 .noDefault()
-            .name("late_records").doc("records whose time partition was already marked done when they were taken "
-                    + "(partition.late.policy=land); null in rows of connectors before late records were counted")
+            .name("late_records").doc("records landed after their time partition was marked done (late records "
+                    + "that partition.late.policy=land lets land); null in rows written before they were counted")
                 .type().unionOf().nullType().and().longType().endUnion().nullDefault()
             .endRecord();
     private static final PartitionSpec SPEC = new PartitionSpec(List.of(PARTITION_KEY), List.of("string"));
 
     private final HiveTables tables;
+    /** Tells the records a batch lands in time partitions already marked done. */
+    private volatile LateCheck late = LateCheck.NONE;
     private final Metastore metastore;
     private final String tableName;
     private HiveTable table;
@@ -99,11 +102,20 @@ public final class Ledger {
         return new PartitionValues(SPEC.names(), List.of(batchId));
     }
 
+    /**
+     * Counts, from now on, the records each batch lands in time partitions already marked done ({@code late_records}),
+     * as the commit writes its rows: after this task's own marks, which run between its commits, exactly.
+     */
+    public void countLateBy(LateCheck late) {
+        this.late = late;
+    }
+
     /** Writes the batch's ledger rows, one per file group, as an Avro file. */
     public long writeRows(Batch batch, String connector, int task, long commitTime, OutputStream out)
             throws IOException {
         Map<String, GenericRecord> rows = new LinkedHashMap<>();
         for (RecordGroup group : batch.groups()) {
+            group.stats().landedLate(late.of(group.table(), group.partition()) != null ? group.datums().count() : 0);
             String key = group.table() + "\u0000" + group.partition().path();
             GenericRecord row = rows.get(key);
             if (row == null) {

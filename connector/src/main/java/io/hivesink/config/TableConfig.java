@@ -62,6 +62,16 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
                 parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, location);
     }
 
+    /**
+     * The same as a table of the connector's own (the ledger, the done table): Avro, and its schema evolved to the
+     * connector's whatever {@code schema.evolution} says of the landed tables, so that an upgrade that adds a column to
+     * it does not stop the tasks.
+     */
+    public TableConfig asConnectorsOwn() {
+        return new TableConfig(partitioners, tableProperties, true, TablesConfig.FORMAT_AVRO, codecName, codecLevel,
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, location);
+    }
+
     /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */
     public TableConfig locatedAt(String qualified) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, format, codecName, codecLevel,

@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.batch.FlushPolicy;
+import io.hivesink.batch.LateCheck;
 import io.hivesink.batch.TableLayouts;
 import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
@@ -78,10 +79,11 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 TaskRun run) {
             TablesConfig tablesConfig = config.tables();
             String database = tablesConfig.database();
-            // the ledger's rows are Avro files whatever format the tables have
+            // the ledger's and the done table's rows are Avro files whatever format the tables have, and their
+            // schemas follow the connector's whatever schema.evolution says
             HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
                     table -> table.equals(tablesConfig.ledgerTable()) || table.equals(config.done().table())
-                            ? tableConfig(storage.fs(), settings, table).inFormat(TablesConfig.FORMAT_AVRO)
+                            ? tableConfig(storage.fs(), settings, table).asConnectorsOwn()
                             : tableConfig(storage.fs(), settings, table));
             StateTables.Deployment deployment = new StateTables.Deployment(run.connector(),
                     run.connectorTable(), database);
@@ -144,12 +146,18 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 table -> settings.configFor(table).done().latenessMs(), table -> timeGrain(settings, table),
                 topic -> timeTableOf(router, settings, topic));
         DoneBounds bounds = new DoneBounds();
+        DoneTable doneTable = config.done().markers() ? new DoneTable(metastore.tables(), metastore.client(),
+                storage.fs(), config.done().table()) : null;
+        LateCheck late = doneTable == null ? LateCheck.NONE : new LateRecords(bounds, table -> timeGrain(settings,
+                table), table -> settings.configFor(table).done().latePolicy(), doneTable::markedUntil, clock);
+        metastore.ledger().countLateBy(late);
         BatchBuffer buffer = new BatchBuffer(recordInput(config), router, layouts,
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
-                config.avro().compressEarly() ? writers::earlyWriter : null,
-                new LateRecords(bounds, watermarks::grainOf, table -> settings.configFor(table).done().latePolicy()));
+                config.avro().compressEarly() ? writers::earlyWriter : null, late);
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
-                watermarks, doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults, bounds));
+                watermarks, doneTable == null ? DoneMarking.NONE
+                        : doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults, bounds,
+                                doneTable));
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
@@ -231,15 +239,10 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         }
     }
 
-    /** Marks the time partitions of the task's tables done; does nothing if {@code partition.done.markers=false}. */
+    /** Marks the time partitions of the task's tables done, in {@code doneTable}. */
     private static DoneMarking doneMarking(HiveSinkConfig config, TaskRun run, Storage storage,
             MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock,
-            FaultInjector faults, DoneBounds bounds) {
-        if (!config.done().markers()) {
-            return DoneMarking.NONE;
-        }
-        DoneTable doneTable = new DoneTable(metastore.tables(), metastore.client(), storage.fs(),
-                config.done().table());
+            FaultInjector faults, DoneBounds bounds, DoneTable doneTable) {
         PartitionMarker marker = new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
                 run.instance(), clock, faults);
         String database = config.tables().database();
