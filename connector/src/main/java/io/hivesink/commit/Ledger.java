@@ -9,14 +9,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
+import org.apache.avro.file.DataFileStream;
 import org.apache.avro.file.DataFileWriter;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.kafka.common.TopicPartition;
 
@@ -108,6 +113,35 @@ public final class Ledger {
      */
     public void countLateBy(LateCheck late) {
         this.late = late;
+    }
+
+    /**
+     * The records the batches landed in one Hive partition of a table, as their ledger rows say; null if a batch has
+     * no readable ledger row there.
+     */
+    public Long recordsIn(FileSystem fs, String landed, String partitionPath, Set<String> batchIds) {
+        long records = 0;
+        Path root = new Path(table().location());
+        for (String batchId : batchIds) {
+            Path file = new Path(new Path(root, partitionOf(batchId).path()), "ledger-" + batchId + ".avro");
+            boolean found = false;
+            try (DataFileStream<GenericRecord> rows = new DataFileStream<>(fs.open(file),
+                    new GenericDatumReader<>())) {
+                for (GenericRecord row : rows) {
+                    if (landed.equals(row.get("table_name").toString())
+                            && partitionPath.equals(row.get("partition_name").toString())) {
+                        records += (Long) row.get("record_count");
+                        found = true;
+                    }
+                }
+            } catch (IOException e) {
+                return null;
+            }
+            if (!found) {
+                return null;
+            }
+        }
+        return records;
     }
 
     /** Writes the batch's ledger rows, one per file group, as an Avro file. */

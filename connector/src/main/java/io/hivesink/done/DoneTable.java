@@ -50,11 +50,14 @@ public final class DoneTable {
                 .intType().noDefault()
             .name("file_count").doc("data files in them when it was marked").type().intType().noDefault()
             .name("file_bytes").doc("their bytes").type().longType().noDefault()
+            .name("record_count").doc("records in them, as the ledger rows of their batches say; null if a file "
+                    + "is not of a batch in the ledger").type().unionOf().nullType().and().longType().endUnion()
+                .nullDefault()
             .endRecord();
 
     /** What a done row says of its time partition. */
     public record Row(String connector, String table, String timePartition, long periodStart, long periodEnd,
-            long doneTime, long watermark, int hivePartitions, int files, long bytes) {
+            long doneTime, long watermark, int hivePartitions, int files, long bytes, Long records) {
     }
 
     private final HiveTables tables;
@@ -165,6 +168,7 @@ public final class DoneTable {
         record.put("hive_partitions", row.hivePartitions());
         record.put("file_count", row.files());
         record.put("file_bytes", row.bytes());
+        record.put("record_count", row.records());
         try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(ROW))) {
             writer.create(ROW, out);
             writer.append(record);

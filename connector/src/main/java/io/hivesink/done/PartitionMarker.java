@@ -6,7 +6,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -17,6 +21,7 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.metastore.Metastore;
 import io.hivesink.table.HivePaths;
+import io.hivesink.table.PartitionValues;
 
 /**
  * Marks one time partition of a table done, in steps that may each be made again (after a crash, or by a task that
@@ -37,12 +42,24 @@ public final class PartitionMarker {
     private final String attempt;
     private final LongSupplier clock;
     private final FaultInjector faults;
+    private final LandedRecords landed;
+    /** A data file's name: {@code part-<batch id>-<number>.<extension>}. */
+    private static final Pattern DATA_FILE = Pattern.compile("part-(.+)-\\d{5}(\\..*)?");
 
     /**
      * @param attempt unique to this task's run: names the directory of its done rows
      */
     public PartitionMarker(Metastore metastore, FileSystem fs, DoneTable doneTable, String connector, String attempt,
             LongSupplier clock, FaultInjector faults) {
+        this(metastore, fs, doneTable, connector, attempt, clock, faults, (table, partition, batches) -> null);
+    }
+
+    /**
+     * @param attempt unique to this task's run: names the directory of its done rows
+     * @param landed  counts the records of a Hive partition's batches, for the done row
+     */
+    public PartitionMarker(Metastore metastore, FileSystem fs, DoneTable doneTable, String connector, String attempt,
+            LongSupplier clock, FaultInjector faults, LandedRecords landed) {
         this.faults = faults;
         this.metastore = metastore;
         this.fs = fs;
@@ -50,6 +67,7 @@ public final class PartitionMarker {
         this.connector = connector;
         this.attempt = attempt;
         this.clock = clock;
+        this.landed = landed;
     }
 
     /** A table partitioned by time, as the marker needs it. */
@@ -103,16 +121,24 @@ public final class PartitionMarker {
         faults.reached(FaultPoint.DONE_PARAMETERS);
         int files = 0;
         long bytes = 0;
+        Long records = 0L;
         try {
             for (Partition partition : partitions) {
                 Path dir = new Path(partition.getSd().getLocation());
+                Set<String> batches = new TreeSet<>();
                 for (FileStatus file : fs.listStatus(dir)) {
                     String name = file.getPath().getName();
                     if (file.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
                         files++;
                         bytes += file.getLen();
+                        Matcher data = DATA_FILE.matcher(name);
+                        // a file not of the connector's has no ledger row: the count is unknown
+                        batches.add(data.matches() ? data.group(1) : name);
                     }
                 }
+                Long counted = records == null ? null : landed.in(table.name(),
+                        new PartitionValues(table.partitionColumns(), partition.getValues()).path(), batches);
+                records = counted == null ? null : records + counted;
                 if (table.successFile()) {
                     fs.create(new Path(dir, SUCCESS_FILE), true).close();
                 }
@@ -123,7 +149,7 @@ public final class PartitionMarker {
         }
         faults.reached(FaultPoint.DONE_SUCCESS_FILES);
         return doneTable.mark(new DoneTable.Row(connector, table.name(), table.timePartition(start), start,
-                table.grain().endOf(start), now, watermark, partitions.size(), files, bytes), attempt,
+                table.grain().endOf(start), now, watermark, partitions.size(), files, bytes, records), attempt,
                 () -> faults.reached(FaultPoint.DONE_ROW_WRITTEN));
     }
 

@@ -244,7 +244,8 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
             MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock,
             FaultInjector faults, DoneBounds bounds, DoneTable doneTable) {
         PartitionMarker marker = new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
-                run.instance(), clock, faults);
+                run.instance(), clock, faults, (table, partition, batches) -> metastore.ledger().recordsIn(
+                        storage.fs(), table, partition, batches));
         String database = config.tables().database();
         return new DoneMarking(watermarks, marker, doneTable, table -> {
             TimeGrain grain = watermarks.grainOf(table);

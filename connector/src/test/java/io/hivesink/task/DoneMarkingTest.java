@@ -120,6 +120,7 @@ class DoneMarkingTest {
         assertEquals(H0 + HOUR + 30 * MINUTE, row.get("watermark"));
         assertEquals(1, row.get("hive_partitions"));
         assertEquals(2, row.get("file_count"), "one file per task's batch in that hour");
+        assertEquals(2L, row.get("record_count"), "one record of each task's, as their batches' ledger rows say");
         Partition done = hivePartition("2026-11-18", "11");
         assertTrue(done.getParameters().containsKey(PartitionMarker.DONE_TIME));
         assertTrue(Files.exists(local(done.getSd().getLocation()).toPath().resolve("_SUCCESS")));

@@ -294,7 +294,8 @@ class DonePartitionsIT {
         if (!tableExists("hive_sink_done")) {
             return List.of(); // no mark yet
         }
-        return stack.hive().query("select table_name, time_partition, period_start, done_time from " + DATABASE
+        return stack.hive().query("select table_name, time_partition, period_start, done_time, record_count from "
+                + DATABASE
                 + ".hive_sink_done where table_name in ('" + String.join("', '", topics.stream()
                         .map(DonePartitionsIT::table).toList()) + "') order by table_name, time_partition");
     }
@@ -344,6 +345,12 @@ class DonePartitionsIT {
                 counted.put("dt=" + row.get(0) + "/hr=" + row.get(1), Long.parseLong(row.get(2)));
             }
             assertEquals(expected.get(table), counted, table + ": every record once, in its hour");
+            for (List<String> row : doneRows) {
+                if (row.get(0).equals(table)) {
+                    assertEquals(Long.toString(counted.getOrDefault(row.get(1), 0L)), row.get(4),
+                            "the done row counts its hour's records: " + row);
+                }
+            }
             for (String hour : marked.get(table)) {
                 Path success = new Path("/warehouse/hive-sink/" + DATABASE + ".db/" + table + "/" + hour
                         + "/_SUCCESS");

@@ -1,0 +1,17 @@
+package io.hivesink.done;
+
+import java.util.Set;
+
+/** How many records batches landed in one Hive partition of a table, as their ledger rows say. */
+@FunctionalInterface
+public interface LandedRecords {
+
+    /**
+     * The records the batches landed in the Hive partition.
+     *
+     * @param partitionPath the Hive partition, as a path under the table ({@code dt=2026-11-22/hr=05})
+     * @param batchIds      the batches whose files are in it
+     * @return their records there, or null if some batch's count cannot be read
+     */
+    Long in(String table, String partitionPath, Set<String> batchIds);
+}
