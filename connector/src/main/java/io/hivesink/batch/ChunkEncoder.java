@@ -83,10 +83,7 @@ final class ChunkEncoder {
                     failure = error;
                     break;
                 }
-                if (rejected.isEmpty()) {
-                    rejected = new ArrayList<>();
-                }
-                rejected.add(new RejectedRecord(record, error));
+                rejected = withRejected(rejected, record, error);
                 continue;
             }
             if (group != lateGroup) {
@@ -100,10 +97,7 @@ final class ChunkEncoder {
                     failure = error;
                     break;
                 }
-                if (rejected.isEmpty()) {
-                    rejected = new ArrayList<>();
-                }
-                rejected.add(new RejectedRecord(record, error));
+                rejected = withRejected(rejected, record, error);
                 continue;
             }
             groupOf[count] = group;
@@ -121,6 +115,14 @@ final class ChunkEncoder {
         }
         return new EncodedChunk(data, count == ends.length ? ends : Arrays.copyOf(ends, count),
                 count == groupOf.length ? groupOf : Arrays.copyOf(groupOf, count), count, stats, rejected, failure);
+    }
+
+    /** The chunk's rejected records so far, with one more (the list is made at the first). */
+    private static List<RejectedRecord> withRejected(List<RejectedRecord> rejected, SinkRecord record,
+            DataException error) {
+        List<RejectedRecord> more = rejected.isEmpty() ? new ArrayList<>() : rejected;
+        more.add(new RejectedRecord(record, error));
+        return more;
     }
 
     /** The error of a late record the policy does not land: it names the record, its time partition and the fix. */
