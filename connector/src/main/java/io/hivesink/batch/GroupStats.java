@@ -86,7 +86,6 @@ public final class GroupStats {
 
     /** Adds the stats of records that came after this group's records so far. */
     void append(GroupStats later) {
-
         for (Map.Entry<TopicPartition, OffsetRange> e : later.offsets.entrySet()) {
             OffsetRange mine = offsets.get(e.getKey());
             OffsetRange theirs = e.getValue();

@@ -3,6 +3,7 @@ package io.hivesink.commit;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -78,8 +79,17 @@ public final class Ledger {
                 .type().unionOf().nullType().and().longType().endUnion().nullDefault()
             .endRecord();
     private static final PartitionSpec SPEC = new PartitionSpec(List.of(PARTITION_KEY), List.of("string"));
+    /** Batches whose ledger rows {@link #recordsIn} keeps. */
+    private static final int KEPT_BATCHES = 1_000;
 
     private final HiveTables tables;
+    /** Batches' records per (table, partition), as read by {@link #recordsIn}: the latest read kept. */
+    private final Map<String, Map<String, Long>> countsByBatch = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Map<String, Long>> eldest) {
+            return size() > KEPT_BATCHES;
+        }
+    };
     /** Tells the records a batch lands in time partitions already marked done. */
     private volatile LateCheck late = LateCheck.NONE;
     private final Metastore metastore;
@@ -117,31 +127,42 @@ public final class Ledger {
 
     /**
      * The records the batches landed in one Hive partition of a table, as their ledger rows say; null if a batch has
-     * no readable ledger row there.
+     * no row there. Each batch's rows are read once and kept a while (a batch's files lie in many partitions).
+     *
+     * @throws UncheckedIOException if a batch's ledger file cannot be read (not there yet, the store failed): the
+     *     count is to be tried again
      */
-    public Long recordsIn(FileSystem fs, String landed, String partitionPath, Set<String> batchIds) {
+    public synchronized Long recordsIn(FileSystem fs, String landed, String partitionPath, Set<String> batchIds) {
         long records = 0;
-        Path root = new Path(table().location());
         for (String batchId : batchIds) {
-            Path file = new Path(new Path(root, partitionOf(batchId).path()), "ledger-" + batchId + ".avro");
-            boolean found = false;
-            try (DataFileStream<GenericRecord> rows = new DataFileStream<>(fs.open(file),
-                    new GenericDatumReader<>())) {
-                for (GenericRecord row : rows) {
-                    if (landed.equals(row.get("table_name").toString())
-                            && partitionPath.equals(row.get("partition_name").toString())) {
-                        records += (Long) row.get("record_count");
-                        found = true;
-                    }
-                }
-            } catch (IOException e) {
+            Long counted = rowsOf(fs, batchId).get(landed + "\u0000" + partitionPath);
+            if (counted == null) {
                 return null;
             }
-            if (!found) {
-                return null;
-            }
+            records += counted;
         }
         return records;
+    }
+
+    /** Per (table, partition), the records of a batch, from its ledger file. */
+    private Map<String, Long> rowsOf(FileSystem fs, String batchId) {
+        Map<String, Long> counts = countsByBatch.get(batchId);
+        if (counts != null) {
+            return counts;
+        }
+        counts = new HashMap<>();
+        Path file = new Path(new Path(new Path(table().location()), partitionOf(batchId).path()),
+                "ledger-" + batchId + ".avro");
+        try (DataFileStream<GenericRecord> rows = new DataFileStream<>(fs.open(file), new GenericDatumReader<>())) {
+            for (GenericRecord row : rows) {
+                counts.merge(row.get("table_name") + "\u0000" + row.get("partition_name"),
+                        (Long) row.get("record_count"), Long::sum);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the ledger rows of batch " + batchId + " at " + file, e);
+        }
+        countsByBatch.put(batchId, counts);
+        return counts;
     }
 
     /** Writes the batch's ledger rows, one per file group, as an Avro file. */

@@ -11,7 +11,8 @@ public interface LandedRecords {
      *
      * @param partitionPath the Hive partition, as a path under the table ({@code dt=2026-11-22/hr=05})
      * @param batchIds      the batches whose files are in it
-     * @return their records there, or null if some batch's count cannot be read
+     * @return their records there, or null if a batch has no ledger row there
+     * @throws java.io.UncheckedIOException if a batch's ledger rows cannot be read now: the mark is tried again
      */
     Long in(String table, String partitionPath, Set<String> batchIds);
 }

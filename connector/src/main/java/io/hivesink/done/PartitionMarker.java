@@ -126,17 +126,21 @@ public final class PartitionMarker {
             for (Partition partition : partitions) {
                 Path dir = new Path(partition.getSd().getLocation());
                 Set<String> batches = new TreeSet<>();
+                boolean foreign = false;
                 for (FileStatus file : fs.listStatus(dir)) {
                     String name = file.getPath().getName();
                     if (file.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
                         files++;
                         bytes += file.getLen();
                         Matcher data = DATA_FILE.matcher(name);
-                        // a file not of the connector's has no ledger row: the count is unknown
-                        batches.add(data.matches() ? data.group(1) : name);
+                        if (data.matches()) {
+                            batches.add(data.group(1));
+                        } else {
+                            foreign = true; // not the connector's: no ledger row counts it
+                        }
                     }
                 }
-                Long counted = records == null ? null : landed.in(table.name(),
+                Long counted = records == null || foreign ? null : landed.in(table.name(),
                         new PartitionValues(table.partitionColumns(), partition.getValues()).path(), batches);
                 records = counted == null ? null : records + counted;
                 if (table.successFile()) {

@@ -166,9 +166,8 @@ final class CommitPipeline implements AutoCloseable {
             long late = held.lateRecords();
             if (late > 0) {
                 metrics.lateLanded(late);
-                log.info("Batch {} landed {} late record(s): their time partitions were already marked done "
-                        + "(partition.late.policy=land); the ledger's late_records counts them per Hive partition",
-                        held.id(), late);
+                log.info("Batch {} landed {} late record(s): their time partitions were marked done by the time it "
+                        + "committed; the ledger's late_records counts them per Hive partition", held.id(), late);
             }
             held = null;
             watermarks.report(metrics);

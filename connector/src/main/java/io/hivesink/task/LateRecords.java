@@ -92,6 +92,7 @@ final class LateRecords implements LateCheck {
         if (now < readAt.getOrDefault(table, Long.MIN_VALUE)) {
             return Long.MIN_VALUE;
         }
+        readAt.put(table, now + READ_AGAIN_MS); // the other encoding threads do not wait for this read
         try {
             long until = markedUntil.applyAsLong(table, grain);
             readAt.put(table, Long.MAX_VALUE);
@@ -99,7 +100,6 @@ final class LateRecords implements LateCheck {
                 bounds.advanced(table, until);
             }
         } catch (RuntimeException e) {
-            readAt.put(table, now + READ_AGAIN_MS);
             log.warn("Could not read where the done marks of {} stand; its records are not checked for lateness "
                     + "until they are read, tried again in {} ms: {}", table, READ_AGAIN_MS, e.toString());
         }

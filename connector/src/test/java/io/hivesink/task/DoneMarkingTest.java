@@ -164,6 +164,38 @@ class DoneMarkingTest {
     }
 
     @Test
+    void aFileNotOfTheConnectorsLeavesTheRecordCountUnknownAndAMissingLedgerFileHasTheMarkTriedAgain()
+            throws Exception {
+        TaskParts parts = task(0, P0, Map.of());
+        CommitPipeline pipeline = rig.markingPipeline(parts);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE, H0 + HOUR + 10 * MINUTE);
+        // hour 11 is done: its row counts its one record
+        assertEquals(1L, doneRows().get("dt=2026-11-18/hr=11").get("record_count"));
+
+        // hour 12 holds a file someone else put there (a colon in its name, as object stores allow)
+        Files.writeString(local(hivePartition("2026-11-18", "12").getSd().getLocation()).toPath()
+                .resolve("export-2026-11-18T12:00.csv"), "x");
+        commit(rig, parts, pipeline, P0, 2, H0 + 2 * HOUR + 10 * MINUTE);
+        GenericRecord twelve = doneRows().get("dt=2026-11-18/hr=12");
+        assertEquals(null, twelve.get("record_count"), "a file no ledger row counts: the count is unknown");
+        assertEquals(2, twelve.get("file_count"));
+
+        // hour 13's one batch (the second) has lost its ledger file (a store that failed): the mark waits for it
+        Path ledgerFile;
+        try (java.util.stream.Stream<Path> files = Files.walk(dir.resolve("warehouse"))) {
+            ledgerFile = files.filter(f -> f.getFileName().toString().startsWith("ledger-")
+                    && f.getFileName().toString().endsWith("-2.avro")).findFirst().orElseThrow();
+        }
+        Path aside = ledgerFile.resolveSibling("aside");
+        Files.move(ledgerFile, aside);
+        commit(rig, parts, pipeline, P0, 3, H0 + 3 * HOUR + 5 * MINUTE);
+        assertFalse(doneRows().containsKey("dt=2026-11-18/hr=13"), "not marked while its count cannot be read");
+        Files.move(aside, ledgerFile);
+        commit(rig, parts, pipeline, P0, 4, H0 + 3 * HOUR + 20 * MINUTE);
+        assertEquals(1L, doneRows().get("dt=2026-11-18/hr=13").get("record_count"), "marked once it is back");
+    }
+
+    @Test
     void aMarkWhoseAnswerWasLostKeepsItsRow() throws Exception {
         TaskParts parts = task(0, P0, Map.of());
         CommitPipeline pipeline = rig.markingPipeline(parts);
