@@ -82,7 +82,7 @@ final class BatchStager {
                 }
             }
             Manifest.StagedFile ledgerFile = stagedFile(batch.id(), ledger.table(), ledger.partitionOf(batch.id()),
-                    "ledger-" + batch.id() + ".avro");
+                    Ledger.fileName(batch.id()));
             staging.write(ledgerFile.staged(), ledgerFile.target(),
                     out -> ledger.writeRows(batch, run.connector(), run.task(), commitTime, out));
             faults.reached(FaultPoint.ALL_STAGED);

@@ -117,6 +117,11 @@ public final class Ledger {
         return new PartitionValues(SPEC.names(), List.of(batchId));
     }
 
+    /** The name of a batch's ledger file, in its partition. */
+    static String fileName(String batchId) {
+        return "ledger-" + batchId + ".avro";
+    }
+
     /**
      * Counts, from now on, the records each batch lands in time partitions already marked done ({@code late_records}),
      * as the commit writes its rows: after this task's own marks, which run between its commits, exactly.
@@ -152,7 +157,7 @@ public final class Ledger {
         }
         counts = new HashMap<>();
         Path file = new Path(new Path(new Path(table().location()), partitionOf(batchId).path()),
-                "ledger-" + batchId + ".avro");
+                fileName(batchId));
         try (DataFileStream<GenericRecord> rows = new DataFileStream<>(fs.open(file), new GenericDatumReader<>())) {
             for (GenericRecord row : rows) {
                 counts.merge(row.get("table_name") + "\u0000" + row.get("partition_name"),

@@ -48,14 +48,6 @@ public final class PartitionMarker {
 
     /**
      * @param attempt unique to this task's run: names the directory of its done rows
-     */
-    public PartitionMarker(Metastore metastore, FileSystem fs, DoneTable doneTable, String connector, String attempt,
-            LongSupplier clock, FaultInjector faults) {
-        this(metastore, fs, doneTable, connector, attempt, clock, faults, (table, partition, batches) -> null);
-    }
-
-    /**
-     * @param attempt unique to this task's run: names the directory of its done rows
      * @param landed  counts the records of a Hive partition's batches, for the done row
      */
     public PartitionMarker(Metastore metastore, FileSystem fs, DoneTable doneTable, String connector, String attempt,
@@ -89,12 +81,7 @@ public final class PartitionMarker {
 
         /** The time partition's name, such as {@code dt=2026-11-22/hr=05}. */
         public String timePartition(long start) {
-            List<String> values = grain.values(start);
-            List<String> segments = new ArrayList<>();
-            for (int i = 0; i < values.size(); i++) {
-                segments.add(grain.columns().get(i) + "=" + HivePaths.escapePathName(values.get(i)));
-            }
-            return String.join("/", segments);
+            return new PartitionValues(grain.columns(), grain.values(start)).path();
         }
     }
 

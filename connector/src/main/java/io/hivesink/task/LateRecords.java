@@ -16,7 +16,6 @@ import io.hivesink.batch.LateCheck;
 import io.hivesink.config.DoneConfig;
 import io.hivesink.done.DoneBounds;
 import io.hivesink.done.TimeGrain;
-import io.hivesink.table.HivePaths;
 import io.hivesink.table.PartitionValues;
 
 /**
@@ -125,11 +124,6 @@ final class LateRecords implements LateCheck {
     }
 
     private static String timePartition(TimeGrain grain, PartitionValues partition) {
-        List<String> values = timeValues(grain, partition);
-        List<String> segments = new ArrayList<>();
-        for (int i = 0; i < grain.columns().size(); i++) {
-            segments.add(grain.columns().get(i) + "=" + HivePaths.escapePathName(values.get(i)));
-        }
-        return String.join("/", segments);
+        return new PartitionValues(grain.columns(), timeValues(grain, partition)).path();
     }
 }
