@@ -36,12 +36,18 @@ final class BatchFinisher {
     private final StagingArea staging;
     private final Ledger ledger;
     private final FaultInjector faults;
+    private volatile LateLandings late = LateLandings.NONE;
 
     BatchFinisher(HiveTables tables, StagingArea staging, Ledger ledger, FaultInjector faults) {
         this.tables = tables;
         this.staging = staging;
         this.ledger = ledger;
         this.faults = faults;
+    }
+
+    /** Tells {@code late} where each batch finished from now on landed late records. */
+    void noteLateBy(LateLandings late) {
+        this.late = late;
     }
 
     /**
@@ -70,12 +76,14 @@ final class BatchFinisher {
     RolledForward rollForward(TaskState.Intent intent) {
         Optional<Map<TopicPartition, Long>> marked = ledger.markedOffsets(intent.batchId());
         if (marked.isPresent()) {
+            noteLate(intent.batchId()); // marked, then the task died: its late records may not be noted yet
             return new RolledForward(marked.get(), true, false);
         }
         Optional<Manifest> manifest = stagedManifest(intent);
         if (manifest.isEmpty()) {
             marked = ledger.markedOffsets(intent.batchId()); // a finisher marks before it removes the staging
             if (marked.isPresent()) {
+                noteLate(intent.batchId());
                 return new RolledForward(marked.get(), true, false);
             }
             log.warn("Batch {} has a durable intent but no ledger marker, and its manifest {} is gone: it cannot be "
@@ -158,8 +166,26 @@ final class BatchFinisher {
 
         ledger.mark(manifest.batchId(), manifest.nextOffsets());
         faults.reached(FaultPoint.MARKED);
+        noteLate(manifest.batchId());
         long t3 = System.nanoTime();
         return new Finished(partitions, newPartitions, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
+    }
+
+    /**
+     * Step 5b: the done figures of the time partitions where the batch landed late records are brought up to date,
+     * after its marker, so that they count it; a failure (the metastore or the store away) has the commit tried again
+     * from its intent, as the steps before.
+     */
+    private void noteLate(String batchId) {
+        if (late == LateLandings.NONE) {
+            return;
+        }
+        try {
+            ledger.counts().lateIn(staging.fileSystem(), batchId).forEach(late::landed);
+        } catch (RuntimeException e) {
+            throw new RetriableException("Batch " + batchId + " landed late records and is committed, but the done "
+                    + "figures of their time partitions could not be brought up to date; tried again: " + e, e);
+        }
     }
 
     private static long ms(long nanos) {

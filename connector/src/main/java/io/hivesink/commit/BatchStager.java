@@ -16,6 +16,7 @@ import io.hivesink.batch.RecordGroup;
 import io.hivesink.format.TableFileWriter;
 import io.hivesink.fs.StagingArea;
 import io.hivesink.metastore.HiveTable;
+import io.hivesink.table.DataFileName;
 import io.hivesink.table.PartitionValues;
 
 /**
@@ -71,7 +72,7 @@ final class BatchStager {
             for (RecordGroup group : batch.groups()) {
                 int n = fileNumbers.merge(group.table(), 1, Integer::sum);
                 TableFileWriter writer = writers.apply(group.table());
-                String fileName = "part-" + batch.id() + "-" + String.format("%05d", n) + writer.extension();
+                String fileName = DataFileName.of(batch.id(), n, writer.extension());
                 files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
                 Manifest.StagedFile file = files.get(files.size() - 1);
                 bytes += staging.write(file.staged(), file.target(),

@@ -42,7 +42,8 @@ import io.hivesink.metastore.MetastoreException;
  * <li>move: the files are renamed into their partition directories (the ledger file into the ledger's);
  * <li>register: partitions not known to exist are added, one call per table;
  * <li>mark: the batch's ledger partition is added, with its end offsets: the one write that makes the batch
- * complete;
+ * complete; then, if the batch landed late records in time partitions marked done, their done figures are brought
+ * up to date ({@link LateLandings}, "step 5b");
  * <li>the task state takes the new offsets and drops the intent; the staging directory is removed.
  * </ol>
  * Steps 3 to 6 are idempotent ({@link BatchFinisher} does 3 to 5), so a batch found with a durable intent is rolled
@@ -91,6 +92,11 @@ public final class ExactlyOnceCommitter {
         this.own = new OwnState(states, run);
         this.abandoned = new AbandonedStaging(staging, run.instance(), committing::contains, System::nanoTime);
         this.claims = new AssignmentClaims(states, finisher, staging, own, run, abandoned);
+    }
+
+    /** Has the done figures of time partitions where batches land late records brought up to date (step 5b). */
+    public void noteLateBy(LateLandings late) {
+        finisher.noteLateBy(late);
     }
 
     /**

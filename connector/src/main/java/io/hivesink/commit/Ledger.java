@@ -3,26 +3,20 @@ package io.hivesink.commit;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
-import org.apache.avro.file.DataFileStream;
 import org.apache.avro.file.DataFileWriter;
 import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.kafka.common.TopicPartition;
 
@@ -79,17 +73,8 @@ public final class Ledger {
                 .type().unionOf().nullType().and().longType().endUnion().nullDefault()
             .endRecord();
     private static final PartitionSpec SPEC = new PartitionSpec(List.of(PARTITION_KEY), List.of("string"));
-    /** Batches whose ledger rows {@link #recordsIn} keeps. */
-    private static final int KEPT_BATCHES = 1_000;
-
     private final HiveTables tables;
-    /** Batches' records per (table, partition), as read by {@link #recordsIn}: the latest read kept. */
-    private final Map<String, Map<String, Long>> countsByBatch = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Map<String, Long>> eldest) {
-            return size() > KEPT_BATCHES;
-        }
-    };
+    private final LedgerCounts counts = new LedgerCounts(this);
     /** Tells the records a batch lands in time partitions already marked done. */
     private volatile LateCheck late = LateCheck.NONE;
     private final Metastore metastore;
@@ -130,43 +115,8 @@ public final class Ledger {
         this.late = late;
     }
 
-    /**
-     * The records the batches landed in one Hive partition of a table, as their ledger rows say; null if a batch has
-     * no row there. Each batch's rows are read once and kept a while (a batch's files lie in many partitions).
-     *
-     * @throws UncheckedIOException if a batch's ledger file cannot be read (not there yet, the store failed): the
-     *     count is to be tried again
-     */
-    public synchronized Long recordsIn(FileSystem fs, String landed, String partitionPath, Set<String> batchIds) {
-        long records = 0;
-        for (String batchId : batchIds) {
-            Long counted = rowsOf(fs, batchId).get(landed + "\u0000" + partitionPath);
-            if (counted == null) {
-                return null;
-            }
-            records += counted;
-        }
-        return records;
-    }
-
-    /** Per (table, partition), the records of a batch, from its ledger file. */
-    private Map<String, Long> rowsOf(FileSystem fs, String batchId) {
-        Map<String, Long> counts = countsByBatch.get(batchId);
-        if (counts != null) {
-            return counts;
-        }
-        counts = new HashMap<>();
-        Path file = new Path(new Path(new Path(table().location()), partitionOf(batchId).path()),
-                fileName(batchId));
-        try (DataFileStream<GenericRecord> rows = new DataFileStream<>(fs.open(file), new GenericDatumReader<>())) {
-            for (GenericRecord row : rows) {
-                counts.merge(row.get("table_name") + "\u0000" + row.get("partition_name"),
-                        (Long) row.get("record_count"), Long::sum);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not read the ledger rows of batch " + batchId + " at " + file, e);
-        }
-        countsByBatch.put(batchId, counts);
+    /** What batches landed where, as their ledger rows say. */
+    public LedgerCounts counts() {
         return counts;
     }
 
@@ -176,7 +126,7 @@ public final class Ledger {
         Map<String, GenericRecord> rows = new LinkedHashMap<>();
         for (RecordGroup group : batch.groups()) {
             group.stats().landedLate(late.of(group.table(), group.partition()) != null ? group.datums().count() : 0);
-            String key = group.table() + "\u0000" + group.partition().path();
+            String key = LedgerCounts.key(group.table(), group.partition().path());
             GenericRecord row = rows.get(key);
             if (row == null) {
                 row = new GenericData.Record(ROW);
@@ -200,6 +150,10 @@ public final class Ledger {
                 writer.append(row);
             }
         }
+        Map<String, LedgerCounts.Counts> landed = new HashMap<>();
+        rows.forEach((key, row) -> landed.put(key, new LedgerCounts.Counts((Long) row.get("record_count"),
+                (Long) row.get("late_records"))));
+        counts.wrote(batch.id(), landed);
         file.writeTo(out);
         return file.size();
     }

@@ -4,12 +4,16 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
 
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
+import org.apache.avro.file.DataFileStream;
 import org.apache.avro.file.DataFileWriter;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.fs.FileSystem;
@@ -35,6 +39,8 @@ public final class DoneTable {
 
     static final String TABLE_KEY = "table_name";
     static final String TIME_KEY = "time_partition";
+    /** The file of a done row, in its directory. */
+    private static final String ROW_FILE = "done.avro";
     private static final PartitionSpec SPEC = new PartitionSpec(List.of(TABLE_KEY, TIME_KEY),
             List.of("string", "string"));
     private static final Schema TIMESTAMP = LogicalTypes.timestampMillis().addToSchema(Schema.create(Schema.Type.LONG));
@@ -53,11 +59,24 @@ public final class DoneTable {
             .name("record_count").doc("records in them, as the ledger rows of their batches say; null if a file "
                     + "is not of a batch in the ledger").type().unionOf().nullType().and().longType().endUnion()
                 .nullDefault()
+            .name("late_records").doc("records in them that landed after it was marked (partition.late.policy=land); "
+                    + "when they land, the row is replaced by one with the figures brought up to date; null if not "
+                    + "known").type().unionOf().nullType().and().longType().endUnion().nullDefault()
             .endRecord();
 
     /** What a done row says of its time partition. */
     public record Row(String connector, String table, String timePartition, long periodStart, long periodEnd,
-            long doneTime, long watermark, int hivePartitions, int files, long bytes, Long records) {
+            long doneTime, long watermark, int hivePartitions, int files, long bytes, Long records, Long late) {
+
+        /** The same mark, with what its time partition holds now. */
+        public Row withFigures(int hivePartitions, int files, long bytes, Long records, Long late) {
+            return new Row(connector, table, timePartition, periodStart, periodEnd, doneTime, watermark,
+                    hivePartitions, files, bytes, records, late);
+        }
+    }
+
+    /** A time partition's done row as registered: the row, and the done table's partition that holds it. */
+    public record Marked(Row row, Partition partition) {
     }
 
     private final HiveTables tables;
@@ -133,7 +152,7 @@ public final class DoneTable {
         PartitionValues values = new PartitionValues(SPEC.names(), List.of(row.table(), row.timePartition()));
         Path dir = new Path(new Path(rowsRoot(), values.path()), attempt);
         try {
-            try (OutputStream out = fs.create(new Path(dir, "done.avro"), true)) {
+            try (OutputStream out = fs.create(new Path(dir, ROW_FILE), true)) {
                 write(row, out);
             }
             written.run();
@@ -148,6 +167,56 @@ public final class DoneTable {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not write the done row of " + row.table() + " "
                     + row.timePartition() + " under " + dir, e);
+        }
+    }
+
+    /** The time partition's done row, if it is marked; read from the file its done partition holds. */
+    public Optional<Marked> marked(String landed, String timePartition) {
+        PartitionValues values = new PartitionValues(SPEC.names(), List.of(landed, timePartition));
+        Optional<Partition> partition = metastore.getPartition(tables.database(), table().name(), values.values());
+        if (partition.isEmpty()) {
+            return Optional.empty();
+        }
+        Path file = new Path(partition.get().getSd().getLocation(), ROW_FILE);
+        try (DataFileStream<GenericRecord> rows = new DataFileStream<>(fs.open(file),
+                new GenericDatumReader<>(ROW))) {
+            GenericRecord row = rows.next();
+            return Optional.of(new Marked(new Row(row.get("connector_name").toString(), landed, timePartition,
+                    (Long) row.get("period_start"), (Long) row.get("period_end"), (Long) row.get("done_time"),
+                    (Long) row.get("watermark"), (Integer) row.get("hive_partitions"), (Integer) row.get("file_count"),
+                    (Long) row.get("file_bytes"), (Long) row.get("record_count"), (Long) row.get("late_records")),
+                    partition.get()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the done row of " + landed + " " + timePartition + " at "
+                    + file, e);
+        }
+    }
+
+    /**
+     * Replaces a done row by one with other figures: the new row is written to a directory of its own, then the done
+     * partition is moved to it in one metastore call, so a query reads the old row or the new one, never both nor
+     * neither; the old directory is removed after (a query that listed it just before fails, and is to be run again).
+     *
+     * @param attempt unique to the caller's run: names the directory of the new row, with a number of its own
+     */
+    public void replace(Marked was, Row row, String attempt) {
+        PartitionValues values = new PartitionValues(SPEC.names(), List.of(row.table(), row.timePartition()));
+        Path dir = new Path(new Path(rowsRoot(), values.path()), attempt + "-" + UUID.randomUUID());
+        try {
+            try (OutputStream out = fs.create(new Path(dir, ROW_FILE), false)) {
+                write(row, out);
+            }
+            Partition moved = was.partition().deepCopy();
+            moved.getSd().setLocation(dir.toString());
+            metastore.alterPartitions(tables.database(), table().name(), List.of(moved));
+            Path old = new Path(was.partition().getSd().getLocation());
+            if (!old.toUri().getPath().equals(dir.toUri().getPath())
+                    && old.toUri().getPath().startsWith(rowsRoot().toUri().getPath() + "/")) {
+                fs.delete(old, true);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not replace the done row of " + row.table() + " "
+                    + row.timePartition() + " by one under " + dir, e);
         }
     }
 
@@ -169,6 +238,7 @@ public final class DoneTable {
         record.put("file_count", row.files());
         record.put("file_bytes", row.bytes());
         record.put("record_count", row.records());
+        record.put("late_records", row.late());
         try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(ROW))) {
             writer.create(ROW, out);
             writer.append(record);

@@ -6,20 +6,23 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.api.Partition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
+import io.hivesink.commit.LedgerCounts;
 import io.hivesink.metastore.Metastore;
+import io.hivesink.table.DataFileName;
 import io.hivesink.table.HivePaths;
 import io.hivesink.table.PartitionValues;
 
@@ -33,7 +36,16 @@ public final class PartitionMarker {
 
     public static final String DONE_TIME = "hive-sink.done.time";
     public static final String DONE_WATERMARK = "hive-sink.done.watermark";
+    /** The records in the Hive partition when it was marked, or since late records landed in it. */
+    public static final String DONE_RECORDS = "hive-sink.done.records";
+    /** Its data files, likewise. */
+    public static final String DONE_FILES = "hive-sink.done.files";
+    /** The records in it that landed after it was marked done (partition.late.policy=land). */
+    public static final String LATE_RECORDS = "hive-sink.late.records";
     public static final String SUCCESS_FILE = "_SUCCESS";
+    /** Rounds a note makes at most while other tasks' late records keep changing the time partition's files. */
+    private static final int NOTE_ROUNDS = 5;
+    private static final Logger log = LoggerFactory.getLogger(PartitionMarker.class);
 
     private final Metastore metastore;
     private final FileSystem fs;
@@ -43,8 +55,6 @@ public final class PartitionMarker {
     private final LongSupplier clock;
     private final FaultInjector faults;
     private final LandedRecords landed;
-    /** A data file's name: {@code part-<batch id>-<number>.<extension>}. */
-    private static final Pattern DATA_FILE = Pattern.compile("part-(.+)-\\d{5}(\\..*)?");
 
     /**
      * @param attempt unique to this task's run: names the directory of its done rows
@@ -79,6 +89,24 @@ public final class PartitionMarker {
             return at;
         }
 
+        /**
+         * The start of the time partition a Hive partition of the table lies in, or {@link Long#MIN_VALUE} if none
+         * (Hive's default partition, of records without a time).
+         *
+         * @param partitionPath the Hive partition, as a path under the table
+         */
+        public long startOf(String partitionPath) {
+            List<String> values = HivePaths.valuesOf(partitionPath);
+            if (values.size() != partitionColumns.size()) {
+                return Long.MIN_VALUE;
+            }
+            List<String> time = new ArrayList<>();
+            for (int i : timeColumns()) {
+                time.add(values.get(i));
+            }
+            return grain.startOfValues(time);
+        }
+
         /** The time partition's name, such as {@code dt=2026-11-22/hr=05}. */
         public String timePartition(long start) {
             return new PartitionValues(grain.columns(), grain.values(start)).path();
@@ -93,55 +121,118 @@ public final class PartitionMarker {
     public boolean mark(TimeTable table, long start, long watermark) {
         long now = clock.getAsLong();
         List<Partition> partitions = hivePartitions(table, start);
-        Map<String, String> done = Map.of(DONE_TIME, Long.toString(now), DONE_WATERMARK, Long.toString(watermark));
+        PartitionTally tally = tally(table, start, partitions);
         List<Partition> altered = new ArrayList<>();
         for (Partition partition : partitions) {
-            Map<String, String> params = partition.getParameters() == null ? new HashMap<>()
-                    : new HashMap<>(partition.getParameters());
+            Map<String, String> params = parameters(partition);
             if (!params.containsKey(DONE_TIME)) { // marked once: a second pass leaves the first's figures
-                params.putAll(done);
+                params.put(DONE_TIME, Long.toString(now));
+                params.put(DONE_WATERMARK, Long.toString(watermark));
+                params.putAll(tally.parametersOf(partition));
                 partition.setParameters(params);
                 altered.add(partition);
             }
         }
         metastore.alterPartitions(table.database(), table.name(), altered);
         faults.reached(FaultPoint.DONE_PARAMETERS);
-        int files = 0;
-        long bytes = 0;
-        Long records = 0L;
+        successFiles(table, start, partitions);
+        faults.reached(FaultPoint.DONE_SUCCESS_FILES);
+        return doneTable.mark(new DoneTable.Row(connector, table.name(), table.timePartition(start), start,
+                table.grain().endOf(start), now, watermark, partitions.size(), tally.files(), tally.bytes(),
+                tally.records(), tally.late()), attempt, () -> faults.reached(FaultPoint.DONE_ROW_WRITTEN));
+    }
+
+    /**
+     * Brings a time partition marked done up to date after late records landed in it: its Hive partitions'
+     * parameters (a Hive partition the late records made gets the mark's too), their {@code _SUCCESS} files, and its
+     * done row, replaced whole ({@link DoneTable#replace}). Repeatable. Tasks that land late records in one time
+     * partition at once converge: each counts its files again after its own writes, and writes again if they changed.
+     *
+     * @return whether the time partition is marked (nothing to note if not)
+     */
+    public boolean note(TimeTable table, long start) {
+        String time = table.timePartition(start);
+        for (int round = 0; round < NOTE_ROUNDS; round++) {
+            Optional<DoneTable.Marked> marked = doneTable.marked(table.name(), time);
+            if (marked.isEmpty()) {
+                return false;
+            }
+            DoneTable.Row was = marked.get().row();
+            List<Partition> partitions = hivePartitions(table, start);
+            PartitionTally tally = tally(table, start, partitions);
+            List<Partition> altered = new ArrayList<>();
+            for (Partition partition : partitions) {
+                Map<String, String> params = parameters(partition);
+                Map<String, String> before = Map.copyOf(params);
+                params.putIfAbsent(DONE_TIME, Long.toString(was.doneTime()));
+                params.putIfAbsent(DONE_WATERMARK, Long.toString(was.watermark()));
+                params.putAll(tally.parametersOf(partition));
+                if (!params.equals(before)) {
+                    partition.setParameters(params);
+                    altered.add(partition);
+                }
+            }
+            metastore.alterPartitions(table.database(), table.name(), altered);
+            successFiles(table, start, partitions);
+            DoneTable.Row now = was.withFigures(partitions.size(), tally.files(), tally.bytes(), tally.records(),
+                    tally.late());
+            if (!now.equals(was)) {
+                doneTable.replace(marked.get(), now, attempt);
+            }
+            if (tally.paths().equals(tally(table, start, hivePartitions(table, start)).paths())) {
+                return true;
+            }
+        }
+        log.warn("The files of {} {} kept changing while its done row was brought up to date; noted as of {} rounds",
+                table.name(), time, NOTE_ROUNDS);
+        return true;
+    }
+
+    private static Map<String, String> parameters(Partition partition) {
+        return partition.getParameters() == null ? new HashMap<>() : new HashMap<>(partition.getParameters());
+    }
+
+    private void successFiles(TimeTable table, long start, List<Partition> partitions) {
+        if (!table.successFile()) {
+            return;
+        }
         try {
             for (Partition partition : partitions) {
-                Path dir = new Path(partition.getSd().getLocation());
+                fs.create(new Path(new Path(partition.getSd().getLocation()), SUCCESS_FILE), true).close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write the _SUCCESS files of " + table.name() + " "
+                    + table.timePartition(start), e);
+        }
+    }
+
+    /** What the Hive partitions of a time partition hold: their data files, and their records as the ledger says. */
+    private PartitionTally tally(TimeTable table, long start, List<Partition> partitions) {
+        PartitionTally tally = new PartitionTally();
+        try {
+            for (Partition partition : partitions) {
                 Set<String> batches = new TreeSet<>();
                 boolean foreign = false;
-                for (FileStatus file : fs.listStatus(dir)) {
+                int files = 0;
+                for (FileStatus file : fs.listStatus(new Path(partition.getSd().getLocation()))) {
                     String name = file.getPath().getName();
                     if (file.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
                         files++;
-                        bytes += file.getLen();
-                        Matcher data = DATA_FILE.matcher(name);
-                        if (data.matches()) {
-                            batches.add(data.group(1));
-                        } else {
-                            foreign = true; // not the connector's: no ledger row counts it
-                        }
+                        tally.file(file);
+                        Optional<String> batch = DataFileName.batchOf(name);
+                        batch.ifPresent(batches::add);
+                        foreign |= batch.isEmpty(); // not the connector's: no ledger row counts it
                     }
                 }
-                Long counted = records == null || foreign ? null : landed.in(table.name(),
+                LedgerCounts.Counts counted = foreign ? null : landed.in(table.name(),
                         new PartitionValues(table.partitionColumns(), partition.getValues()).path(), batches);
-                records = counted == null ? null : records + counted;
-                if (table.successFile()) {
-                    fs.create(new Path(dir, SUCCESS_FILE), true).close();
-                }
+                tally.partition(partition, files, counted);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("Could not mark the partitions of " + table.name() + " "
-                    + table.timePartition(start) + " done", e);
+            throw new UncheckedIOException("Could not count the files of " + table.name() + " "
+                    + table.timePartition(start), e);
         }
-        faults.reached(FaultPoint.DONE_SUCCESS_FILES);
-        return doneTable.mark(new DoneTable.Row(connector, table.name(), table.timePartition(start), start,
-                table.grain().endOf(start), now, watermark, partitions.size(), files, bytes, records), attempt,
-                () -> faults.reached(FaultPoint.DONE_ROW_WRITTEN));
+        return tally;
     }
 
     /** The table's Hive partitions in the time partition: those whose time columns have its values. */
@@ -173,18 +264,9 @@ public final class PartitionMarker {
      * has none (Hive's default partition, of records without a time, names none).
      */
     public long firstStart(TimeTable table) {
-        int[] at = table.timeColumns();
         long first = Long.MAX_VALUE;
         for (String name : metastore.partitionNames(table.database(), table.name())) {
-            List<String> partitionValues = HivePaths.valuesOf(name);
-            if (partitionValues.size() != table.partitionColumns().size()) {
-                continue;
-            }
-            List<String> time = new ArrayList<>();
-            for (int i : at) {
-                time.add(partitionValues.get(i));
-            }
-            long start = table.grain().startOfValues(time);
+            long start = table.startOf(name);
             if (start != Long.MIN_VALUE) {
                 first = Math.min(first, start);
             }

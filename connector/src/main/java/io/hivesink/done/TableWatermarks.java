@@ -124,11 +124,6 @@ public final class TableWatermarks {
         return watermark == Watermarks.NONE || grain.isEmpty() ? Watermarks.NONE : grain.get().startOf(watermark);
     }
 
-    /** The grain of the table's time partitions, or null if it has none (or is not tracked). */
-    public TimeGrain grainOf(String table) {
-        return grainOf.getOrDefault(table, Optional.empty()).orElse(null);
-    }
-
     public Map<String, Long> all() {
         return Map.copyOf(watermarks);
     }

@@ -2,6 +2,8 @@ package io.hivesink.task;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
@@ -133,6 +135,31 @@ class DoneMarking {
             from = end;
             next.put(table, from);
             bounds.advanced(table, from);
+        }
+    }
+
+    /**
+     * A committed batch landed late records in these Hive partitions of the table: the done figures of their time
+     * partitions are brought up to date. On the commit's thread, as marking is; a failure fails that step of the
+     * commit, to be tried again.
+     */
+    void landedLate(String table, Set<String> partitionPaths) {
+        TimeTable timeTable = timeTables.apply(table);
+        if (timeTable == null) {
+            return;
+        }
+        Set<Long> starts = new TreeSet<>();
+        for (String path : partitionPaths) {
+            long start = timeTable.startOf(path);
+            if (start != Long.MIN_VALUE) {
+                starts.add(start);
+            }
+        }
+        for (long start : starts) {
+            if (marker.note(timeTable, start)) {
+                log.info("Time partition {} of {} took late records: its done figures are brought up to date",
+                        timeTable.timePartition(start), table);
+            }
         }
     }
 

@@ -154,10 +154,13 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         BatchBuffer buffer = new BatchBuffer(recordInput(config), router, layouts,
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
                 config.avro().compressEarly() ? writers::earlyWriter : null, late);
+        DoneMarking marking = doneTable == null ? DoneMarking.NONE
+                : doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults, bounds, doneTable);
+        if (doneTable != null) {
+            committer.noteLateBy(marking::landedLate);
+        }
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
-                watermarks, doneTable == null ? DoneMarking.NONE
-                        : doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults, bounds,
-                                doneTable));
+                watermarks, marking);
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
@@ -244,11 +247,11 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
             MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock,
             FaultInjector faults, DoneBounds bounds, DoneTable doneTable) {
         PartitionMarker marker = new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
-                run.instance(), clock, faults, (table, partition, batches) -> metastore.ledger().recordsIn(
+                run.instance(), clock, faults, (table, partition, batches) -> metastore.ledger().counts().in(
                         storage.fs(), table, partition, batches));
         String database = config.tables().database();
         return new DoneMarking(watermarks, marker, doneTable, table -> {
-            TimeGrain grain = watermarks.grainOf(table);
+            TimeGrain grain = timeGrain(settings, table); // of the table's settings: known before its watermark
             return grain == null ? null : new PartitionMarker.TimeTable(database, table,
                     metastore.tables().existing(table).partitionSpec().names(), grain,
                     settings.configFor(table).done().successFile());

@@ -3,6 +3,7 @@ package io.hivesink.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -18,6 +19,7 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -188,10 +190,12 @@ class DoneMarkingTest {
         }
         Path aside = ledgerFile.resolveSibling("aside");
         Files.move(ledgerFile, aside);
-        commit(rig, parts, pipeline, P0, 3, H0 + 3 * HOUR + 5 * MINUTE);
+        TaskParts restarted = task(0, P0, Map.of()); // which knows its batches from their ledger files only
+        CommitPipeline again = rig.markingPipeline(restarted);
+        commit(rig, restarted, again, P0, 3, H0 + 3 * HOUR + 5 * MINUTE);
         assertFalse(doneRows().containsKey("dt=2026-11-18/hr=13"), "not marked while its count cannot be read");
         Files.move(aside, ledgerFile);
-        commit(rig, parts, pipeline, P0, 4, H0 + 3 * HOUR + 20 * MINUTE);
+        commit(rig, restarted, again, P0, 4, H0 + 3 * HOUR + 20 * MINUTE);
         assertEquals(1L, doneRows().get("dt=2026-11-18/hr=13").get("record_count"), "marked once it is back");
     }
 
@@ -204,5 +208,61 @@ class DoneMarkingTest {
         commit(rig, parts, pipeline, P0, 1, H0 + HOUR + 20 * MINUTE);
         assertEquals(List.of("dt=2026-11-18/hr=11"), List.copyOf(doneRows().keySet()),
                 "added, though the metastore's answer said nothing was: the row is kept, not taken for a loser's");
+    }
+
+    @Test
+    void aLateRecordThatLandsIsCountedOnItsHivePartitionAndInTheDoneRowThatReplacesTheFirst() throws Exception {
+        TaskParts parts = task(0, P0, Map.of());
+        CommitPipeline pipeline = rig.markingPipeline(parts);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE, H0 + HOUR + 10 * MINUTE);
+        GenericRecord first = doneRows().get("dt=2026-11-18/hr=11");
+        assertEquals(1L, first.get("record_count"));
+        assertEquals(0L, first.get("late_records"));
+        Partition eleven = hivePartition("2026-11-18", "11");
+        assertEquals("1", eleven.getParameters().get(PartitionMarker.DONE_RECORDS));
+        assertEquals("1", eleven.getParameters().get(PartitionMarker.DONE_FILES));
+        assertEquals("0", eleven.getParameters().get(PartitionMarker.LATE_RECORDS));
+        String doneTime = eleven.getParameters().get(PartitionMarker.DONE_TIME);
+
+        commit(rig, parts, pipeline, P0, 2, H0 + 40 * MINUTE, H0 + 50 * MINUTE); // two late records: they land
+        GenericRecord noted = doneRows().get("dt=2026-11-18/hr=11");
+        assertEquals(3L, noted.get("record_count"), "the late records are counted");
+        assertEquals(2L, noted.get("late_records"));
+        assertEquals(2, noted.get("file_count"));
+        assertEquals(first.get("done_time"), noted.get("done_time"), "still the mark's time");
+        assertEquals(first.get("watermark"), noted.get("watermark"));
+        eleven = hivePartition("2026-11-18", "11");
+        assertEquals("3", eleven.getParameters().get(PartitionMarker.DONE_RECORDS));
+        assertEquals("2", eleven.getParameters().get(PartitionMarker.DONE_FILES));
+        assertEquals("2", eleven.getParameters().get(PartitionMarker.LATE_RECORDS));
+        assertEquals(doneTime, eleven.getParameters().get(PartitionMarker.DONE_TIME));
+        File[] dirs = new File(dir.resolve("warehouse").toFile(),
+                "db.db/hive_sink_done_rows/table_name=events/time_partition=dt%3D2026-11-18%2Fhr%3D11").listFiles();
+        assertEquals(1, dirs.length, "the replaced row's directory is gone");
+    }
+
+    @Test
+    void aLateBatchCommittedByARunThatDiedBeforeNotingItIsNotedByTheNextRun() throws Exception {
+        TaskParts parts = task(0, P0, Map.of());
+        CommitPipeline pipeline = rig.markingPipeline(parts);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE, H0 + 2 * HOUR + 10 * MINUTE);
+        assertEquals(List.of("dt=2026-11-18/hr=11", "dt=2026-11-18/hr=12"), List.copyOf(doneRows().keySet()));
+
+        // the done row of 12:00 cannot be read (the store fails): the late batch is marked, its note fails
+        Path rows = dir.resolve("warehouse/db.db/hive_sink_done_rows/table_name=events/time_partition=dt%3D2026-11-18"
+                + "%2Fhr%3D12");
+        Path aside = dir.resolve("aside");
+        Files.move(rows, aside);
+        assertThrows(RetriableException.class, () -> commit(rig, parts, pipeline, P0, 2, H0 + HOUR + 30 * MINUTE));
+        Files.move(aside, rows);
+
+        // its next run rolls the batch forward from its intent: marked, so only noted
+        task(0, P0, Map.of());
+        GenericRecord twelve = doneRows().get("dt=2026-11-18/hr=12");
+        assertEquals(1L, twelve.get("late_records"), "noted by the run that found the batch's intent");
+        assertEquals(1L, twelve.get("record_count"));
+        assertEquals("1", hivePartition("2026-11-18", "12").getParameters().get(PartitionMarker.LATE_RECORDS));
+        assertNotNull(hivePartition("2026-11-18", "12").getParameters().get(PartitionMarker.DONE_TIME),
+                "a Hive partition the late record made gets the mark's parameters");
     }
 }

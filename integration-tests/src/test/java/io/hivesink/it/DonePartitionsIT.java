@@ -103,7 +103,7 @@ class DonePartitionsIT {
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), topics);
             doneRows = awaitDone(topics, first);
             checkDone(topics, first, doneRows, expected);
-            lateRecordsByPolicy(worker, connector, first);
+            lateRecordsByPolicy(worker, connector, first, expected.get("done_orders"));
         }
         List<List<List<String>>> spark = stack.spark().query("select table_name, time_partition from " + DATABASE
                 + ".hive_sink_done where table_name like 'done_%' order by table_name, time_partition",
@@ -180,7 +180,8 @@ class DonePartitionsIT {
      * counts it late in the ledger (land), done_payments sends it to the dead-letter queue (dlq), and done_returns
      * fails the task that takes it (fail), last.
      */
-    private void lateRecordsByPolicy(ConnectWorkerProcess worker, String connector, long first) throws Exception {
+    private void lateRecordsByPolicy(ConnectWorkerProcess worker, String connector, long first,
+            Map<String, Long> orders) throws Exception {
         String hour = NAME.format(Instant.ofEpochMilli(first));
         long at = first + 10 * MINUTE;
         SampleData.sendAll(producer, List.of(record("done.orders", 0, LATE_ID, at),
@@ -191,6 +192,13 @@ class DonePartitionsIT {
                 + "group by partition_name"), "land: the late record landed, counted in the ledger");
         assertEquals(List.of(List.of(hour)), stack.hive().query("select concat('dt=', dt, '/hr=', hr) from "
                 + DATABASE + ".done_orders where id = " + LATE_ID), "land lands it, in its hour");
+        long landed = orders.get(hour) + 1;
+        assertEquals(List.of(List.of(Long.toString(landed), "1")), stack.hive().query("select record_count, "
+                + "late_records from " + DATABASE + ".hive_sink_done where table_name = 'done_orders' and "
+                + "time_partition = '" + hour + "'"), "land: the replaced done row counts it");
+        assertEquals(Long.toString(landed), partitionParameter("done_orders", hour, "hive-sink.done.records"));
+        assertEquals("1", partitionParameter("done_orders", hour, "hive-sink.late.records"),
+                "and so does its Hive partition");
         assertEquals(List.of(List.of("0")), stack.hive().query("select count(*) from " + DATABASE
                 + ".done_payments where id = " + (LATE_ID + 1)), "dlq does not");
         ConsumerRecords<byte[], byte[]> dead = stack.kafka().consume(1, 60_000, "done.dlq");
@@ -352,11 +360,30 @@ class DonePartitionsIT {
                 }
             }
             for (String hour : marked.get(table)) {
+                if (counted.containsKey(hour)) {
+                    assertEquals(Long.toString(counted.get(hour)), partitionParameter(table, hour,
+                            "hive-sink.done.records"), table + " " + hour + ": its Hive partition counts its records");
+                }
                 Path success = new Path("/warehouse/hive-sink/" + DATABASE + ".db/" + table + "/" + hour
                         + "/_SUCCESS");
                 assertEquals(counted.containsKey(hour), fs.exists(success), success.toString());
             }
         }
+    }
+
+    /** A parameter of a table's Hive partition, as HiveServer2 describes it, or null. */
+    private String partitionParameter(String table, String hour, String key) throws Exception {
+        String spec = String.join(", ", java.util.Arrays.stream(hour.split("/"))
+                .map(kv -> kv.replaceFirst("=(.*)", "='$1'")).toList());
+        for (List<String> row : stack.hive().query("describe formatted " + DATABASE + "." + table + " partition ("
+                + spec + ")")) {
+            for (int i = 0; i + 1 < row.size(); i++) {
+                if (row.get(i) != null && row.get(i).trim().equals(key)) {
+                    return row.get(i + 1) == null ? null : row.get(i + 1).trim();
+                }
+            }
+        }
+        return null;
     }
 
     private static String table(String topic) {
