@@ -36,7 +36,7 @@ final class BatchFinisher {
     private final StagingArea staging;
     private final Ledger ledger;
     private final FaultInjector faults;
-    private volatile LateLandings late = LateLandings.NONE;
+    private volatile BatchLandings landings = BatchLandings.NONE;
 
     BatchFinisher(HiveTables tables, StagingArea staging, Ledger ledger, FaultInjector faults) {
         this.tables = tables;
@@ -45,9 +45,9 @@ final class BatchFinisher {
         this.faults = faults;
     }
 
-    /** Tells {@code late} where each batch finished from now on landed late records. */
-    void noteLateBy(LateLandings late) {
-        this.late = late;
+    /** Tells {@code landings} where each batch finished from now on landed. */
+    void tell(BatchLandings landings) {
+        this.landings = landings;
     }
 
     /**
@@ -76,14 +76,14 @@ final class BatchFinisher {
     RolledForward rollForward(TaskState.Intent intent) {
         Optional<Map<TopicPartition, Long>> marked = ledger.markedOffsets(intent.batchId());
         if (marked.isPresent()) {
-            noteLate(intent.batchId()); // marked, then the task died: its late records may not be noted yet
+            tellLandings(intent.batchId()); // marked, then the task died: perhaps before it told
             return new RolledForward(marked.get(), true, false);
         }
         Optional<Manifest> manifest = stagedManifest(intent);
         if (manifest.isEmpty()) {
             marked = ledger.markedOffsets(intent.batchId()); // a finisher marks before it removes the staging
             if (marked.isPresent()) {
-                noteLate(intent.batchId());
+                tellLandings(intent.batchId());
                 return new RolledForward(marked.get(), true, false);
             }
             log.warn("Batch {} has a durable intent but no ledger marker, and its manifest {} is gone: it cannot be "
@@ -166,25 +166,26 @@ final class BatchFinisher {
 
         ledger.mark(manifest.batchId(), manifest.nextOffsets());
         faults.reached(FaultPoint.MARKED);
-        noteLate(manifest.batchId());
+        tellLandings(manifest.batchId());
         long t3 = System.nanoTime();
         return new Finished(partitions, newPartitions, ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
     }
 
     /**
-     * Step 5b: the done figures of the time partitions where the batch landed late records are brought up to date,
-     * after its marker, so that they count it; a failure (the metastore or the store away) has the commit tried again
-     * from its intent, as the steps before.
+     * After the marker: where the batch landed is told, for the done figures of time partitions marked done already
+     * to be brought up to date (late records). Its ledger rows say where; a failure to read them is logged and
+     * leaves those figures as they are, never the commit failed.
      */
-    private void noteLate(String batchId) {
-        if (late == LateLandings.NONE) {
+    private void tellLandings(String batchId) {
+        if (landings == BatchLandings.NONE) {
             return;
         }
         try {
-            ledger.counts().lateIn(staging.fileSystem(), batchId).forEach(late::landed);
+            ledger.counts().partitionsIn(staging.fileSystem(), batchId).forEach(landings::landed);
         } catch (RuntimeException e) {
-            throw new RetriableException("Batch " + batchId + " landed late records and is committed, but the done "
-                    + "figures of their time partitions could not be brought up to date; tried again: " + e, e);
+            log.warn("Batch {} is committed, but where it landed could not be read back from its ledger rows: the "
+                    + "done figures of the time partitions it may have landed late records in stay as they are: {}",
+                    batchId, e.toString());
         }
     }
 

@@ -42,8 +42,8 @@ import io.hivesink.metastore.MetastoreException;
  * <li>move: the files are renamed into their partition directories (the ledger file into the ledger's);
  * <li>register: partitions not known to exist are added, one call per table;
  * <li>mark: the batch's ledger partition is added, with its end offsets: the one write that makes the batch
- * complete; then, if the batch landed late records in time partitions marked done, their done figures are brought
- * up to date ({@link LateLandings}, "step 5b");
+ * complete; then (5b) the done marking is told where the batch landed ({@link BatchLandings}), to bring up to date
+ * the figures of time partitions marked done before it (late records);
  * <li>the task state takes the new offsets and drops the intent; the staging directory is removed.
  * </ol>
  * Steps 3 to 6 are idempotent ({@link BatchFinisher} does 3 to 5), so a batch found with a durable intent is rolled
@@ -94,9 +94,9 @@ public final class ExactlyOnceCommitter {
         this.claims = new AssignmentClaims(states, finisher, staging, own, run, abandoned);
     }
 
-    /** Has the done figures of time partitions where batches land late records brought up to date (step 5b). */
-    public void noteLateBy(LateLandings late) {
-        finisher.noteLateBy(late);
+    /** Tells {@code landings} where each batch landed, once committed (step 5b). */
+    public void tell(BatchLandings landings) {
+        finisher.tell(landings);
     }
 
     /**

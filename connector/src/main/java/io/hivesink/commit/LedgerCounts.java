@@ -1,5 +1,6 @@
 package io.hivesink.commit;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
@@ -16,8 +17,8 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * What batches landed where, as their ledger rows say: per (table, Hive partition), the records and the late ones.
- * The done marker counts a partition's records from the batches whose files are in it, and a batch that landed late
- * records has the done rows of their time partitions brought up to date. A batch's rows are read once (its files lie
+ * The done marker counts a partition's records from the batches whose files are in it, and a committed batch tells
+ * the marking where it landed. A batch's rows are read once (its files lie
  * in many partitions) and kept a while; a batch this task commits is known from its rows as they are written.
  */
 public final class LedgerCounts {
@@ -56,7 +57,8 @@ public final class LedgerCounts {
     public synchronized Counts in(FileSystem fs, String table, String partitionPath, Set<String> batchIds) {
         Counts sum = new Counts(0, 0);
         for (String batchId : batchIds) {
-            Counts counted = rowsOf(fs, batchId).get(key(table, partitionPath));
+            Map<String, Counts> rows = rowsOf(fs, batchId);
+            Counts counted = rows == null ? null : rows.get(key(table, partitionPath));
             if (counted == null) {
                 return null;
             }
@@ -65,16 +67,17 @@ public final class LedgerCounts {
         return sum;
     }
 
-    /** Per table, the Hive partitions (as paths) where the batch landed late records. */
-    public synchronized Map<String, Set<String>> lateIn(FileSystem fs, String batchId) {
-        Map<String, Set<String>> late = new HashMap<>();
-        rowsOf(fs, batchId).forEach((key, counts) -> {
-            if (counts.late() > 0) {
+    /** Per table, the Hive partitions (as paths) where the batch landed records; none if it has no ledger rows. */
+    public synchronized Map<String, Set<String>> partitionsIn(FileSystem fs, String batchId) {
+        Map<String, Set<String>> landed = new HashMap<>();
+        Map<String, Counts> rows = rowsOf(fs, batchId);
+        if (rows != null) {
+            for (String key : rows.keySet()) {
                 int split = key.indexOf('\u0000');
-                late.computeIfAbsent(key.substring(0, split), t -> new TreeSet<>()).add(key.substring(split + 1));
+                landed.computeIfAbsent(key.substring(0, split), t -> new TreeSet<>()).add(key.substring(split + 1));
             }
-        });
-        return late;
+        }
+        return landed;
     }
 
     /** The rows a commit writes for a batch: known from now on without reading them back. */
@@ -86,6 +89,11 @@ public final class LedgerCounts {
         return table + "\u0000" + partitionPath;
     }
 
+    /**
+     * The batch's rows, or null if it has none: its ledger file is not there and the batch is not marked (a file
+     * named like a batch's that is not one, a batch given up, or one whose commit is under way). Not kept, so that
+     * a batch whose commit was under way is counted once it is done.
+     */
     private Map<String, Counts> rowsOf(FileSystem fs, String batchId) {
         Map<String, Counts> counts = byBatch.get(batchId);
         if (counts != null) {
@@ -101,6 +109,12 @@ public final class LedgerCounts {
                 counts.merge(key(row.get("table_name").toString(), row.get("partition_name").toString()),
                         new Counts((Long) row.get("record_count"), late == null ? 0 : (Long) late), Counts::plus);
             }
+        } catch (FileNotFoundException e) {
+            if (ledger.markedOffsets(batchId).isEmpty()) {
+                return null;
+            }
+            throw new UncheckedIOException("The ledger file of batch " + batchId + ", which is marked, is not at "
+                    + file + " (yet: a store slow to list it)", e);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the ledger rows of batch " + batchId + " at " + file, e);
         }

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -16,6 +17,7 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.api.Partition;
@@ -79,7 +81,11 @@ public final class DoneTable {
     public record Marked(Row row, Partition partition) {
     }
 
+    /** How long a replaced done row stays readable, for queries planned before it was replaced. */
+    static final long RETAINED_MS = 3_600_000;
+
     private final HiveTables tables;
+    private final LongSupplier clock;
     private final Metastore metastore;
     private final FileSystem fs;
     private final String name;
@@ -87,8 +93,9 @@ public final class DoneTable {
     private final Path rowsRoot;
     private HiveTable table;
 
-    public DoneTable(HiveTables tables, Metastore metastore, FileSystem fs, String name) {
+    public DoneTable(HiveTables tables, Metastore metastore, FileSystem fs, String name, LongSupplier clock) {
         this.tables = tables;
+        this.clock = clock;
         this.metastore = metastore;
         this.fs = fs;
         this.name = name;
@@ -97,6 +104,7 @@ public final class DoneTable {
 
     private DoneTable(DoneTable of, Path rowsRoot) {
         this.tables = of.tables;
+        this.clock = of.clock;
         this.metastore = of.metastore;
         this.fs = of.fs;
         this.name = of.name;
@@ -195,13 +203,16 @@ public final class DoneTable {
     /**
      * Replaces a done row by one with other figures: the new row is written to a directory of its own, then the done
      * partition is moved to it in one metastore call, so a query reads the old row or the new one, never both nor
-     * neither; the old directory is removed after (a query that listed it just before fails, and is to be run again).
+     * neither. Directories of the time partition's rows that are not the new one and were last written more than
+     * {@link #RETAINED_MS} ago are removed then: old rows a query planned before a move may still read, rows of
+     * tasks that lost the race to mark, or died before their partition was added.
      *
      * @param attempt unique to the caller's run: names the directory of the new row, with a number of its own
      */
     public void replace(Marked was, Row row, String attempt) {
         PartitionValues values = new PartitionValues(SPEC.names(), List.of(row.table(), row.timePartition()));
-        Path dir = new Path(new Path(rowsRoot(), values.path()), attempt + "-" + UUID.randomUUID());
+        Path rows = new Path(rowsRoot(), values.path());
+        Path dir = new Path(rows, attempt + "-" + UUID.randomUUID());
         try {
             try (OutputStream out = fs.create(new Path(dir, ROW_FILE), false)) {
                 write(row, out);
@@ -209,15 +220,26 @@ public final class DoneTable {
             Partition moved = was.partition().deepCopy();
             moved.getSd().setLocation(dir.toString());
             metastore.alterPartitions(tables.database(), table().name(), List.of(moved));
-            Path old = new Path(was.partition().getSd().getLocation());
-            if (!old.toUri().getPath().equals(dir.toUri().getPath())
-                    && old.toUri().getPath().startsWith(rowsRoot().toUri().getPath() + "/")) {
-                fs.delete(old, true);
+            long before = clock.getAsLong() - RETAINED_MS;
+            for (FileStatus old : fs.listStatus(rows)) {
+                if (old.isDirectory() && !old.getPath().getName().equals(dir.getName())
+                        && lastWritten(old.getPath()) < before) {
+                    fs.delete(old.getPath(), true);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Could not replace the done row of " + row.table() + " "
                     + row.timePartition() + " by one under " + dir, e);
         }
+    }
+
+    /** When the files of a row's directory were last written (an object store's directories have no time). */
+    private long lastWritten(Path rowDir) throws IOException {
+        long last = Long.MIN_VALUE;
+        for (FileStatus file : fs.listStatus(rowDir)) {
+            last = Math.max(last, file.getModificationTime());
+        }
+        return last;
     }
 
     /** Whether the done partition is registered with its row in {@code dir}. */

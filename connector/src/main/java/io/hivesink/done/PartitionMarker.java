@@ -166,6 +166,8 @@ public final class PartitionMarker {
                 Map<String, String> before = Map.copyOf(params);
                 params.putIfAbsent(DONE_TIME, Long.toString(was.doneTime()));
                 params.putIfAbsent(DONE_WATERMARK, Long.toString(was.watermark()));
+                params.remove(DONE_RECORDS); // unknown now, if the tally has none
+                params.remove(LATE_RECORDS);
                 params.putAll(tally.parametersOf(partition));
                 if (!params.equals(before)) {
                     partition.setParameters(params);

@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  */
 public final class DataFileName {
 
-    private static final Pattern NAME = Pattern.compile("part-(.+)-(\\d{5})(\\..*)?");
+    /** A batch id is its task run's instance and a sequence number: {@code <instance>-<n>}. */
+    private static final Pattern NAME = Pattern.compile("part-(.+-\\d+)-(\\d{5})(\\..*)?");
 
     private DataFileName() {
     }

@@ -1,9 +1,11 @@
 package io.hivesink.task;
 
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
@@ -57,6 +59,9 @@ class DoneMarking {
     private final LongSupplier clock;
     /** Where the tables' marks reach, for the encoding threads to tell late records. */
     private final DoneBounds bounds;
+    /** Time partitions batches landed in since the last round: noted then if they are marked done already. */
+    private final Set<TimePartition> toNote = ConcurrentHashMap.newKeySet();
+    private final Set<TimePartition> failingNotes = new HashSet<>();
 
     /**
      * @param timeTables per table, what the marker needs of it, or null if it has no time partitions to mark
@@ -77,9 +82,10 @@ class DoneMarking {
         this.delayMs = delayMs;
     }
 
-    /** Marks what the watermarks passed. */
+    /** Notes the time partitions marked done where batches landed since, then marks what the watermarks passed. */
     void markDue() {
         long roundEnds = clock.getAsLong() + ROUND_MS;
+        notePending(roundEnds);
         for (String table : watermarks.all().keySet()) {
             long watermark = watermarks.of(table);
             if (watermark == Watermarks.NONE) {
@@ -139,26 +145,59 @@ class DoneMarking {
     }
 
     /**
-     * A committed batch landed late records in these Hive partitions of the table: the done figures of their time
-     * partitions are brought up to date. On the commit's thread, as marking is; a failure fails that step of the
-     * commit, to be tried again.
+     * A committed batch landed records in these Hive partitions of the table: their time partitions are looked at
+     * in the next round. Takes note only: on the commit's thread, or the claim's for a batch rolled forward.
      */
-    void landedLate(String table, Set<String> partitionPaths) {
-        TimeTable timeTable = timeTables.apply(table);
-        if (timeTable == null) {
-            return;
-        }
-        Set<Long> starts = new TreeSet<>();
-        for (String path : partitionPaths) {
-            long start = timeTable.startOf(path);
-            if (start != Long.MIN_VALUE) {
-                starts.add(start);
+    void landed(String table, Set<String> partitionPaths) {
+        try {
+            TimeTable timeTable = timeTables.apply(table);
+            if (timeTable == null) {
+                return;
             }
+            for (String path : partitionPaths) {
+                long start = timeTable.startOf(path);
+                if (start != Long.MIN_VALUE) {
+                    toNote.add(new TimePartition(table, start));
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Could not tell the time partitions of {} that a batch landed in: {}", table, e.toString());
         }
-        for (long start : starts) {
-            if (marker.note(timeTable, start)) {
-                log.info("Time partition {} of {} took late records: its done figures are brought up to date",
-                        timeTable.timePartition(start), table);
+    }
+
+    /** A time partition of a table, by its start. */
+    private record TimePartition(String table, long start) {
+    }
+
+    /**
+     * Brings up to date the figures of the time partitions marked done where batches landed since (late records).
+     * Only those that may be marked are looked up: before where this task's marks reach, or wholly below the table's
+     * watermark (another task may have marked them); the others are left to be marked. One whose note fails is tried
+     * again at the next round.
+     */
+    private void notePending(long roundEnds) {
+        for (TimePartition pending : List.copyOf(toNote)) {
+            if (clock.getAsLong() >= roundEnds) {
+                return;
+            }
+            try {
+                TimeTable timeTable = timeTables.apply(pending.table());
+                long watermark = watermarks.of(pending.table());
+                boolean mayBeMarked = timeTable != null && (pending.start() < bounds.markedUntil(pending.table())
+                        || (watermark != Watermarks.NONE && timeTable.grain().endOf(pending.start()) <= watermark));
+                if (mayBeMarked && marker.note(timeTable, pending.start())) {
+                    log.info("Time partition {} of {} took records after it was marked done (late records): its done "
+                            + "figures are brought up to date", timeTable.timePartition(pending.start()),
+                            pending.table());
+                }
+                toNote.remove(pending);
+                failingNotes.remove(pending);
+            } catch (RuntimeException e) {
+                if (failingNotes.add(pending)) {
+                    log.warn("Could not bring the done figures of a time partition of {} starting at {} up to date; "
+                            + "tried again after a later commit: {}", pending.table(),
+                            java.time.Instant.ofEpochMilli(pending.start()), e.toString());
+                }
             }
         }
     }

@@ -147,7 +147,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 topic -> timeTableOf(router, settings, topic));
         DoneBounds bounds = new DoneBounds();
         DoneTable doneTable = config.done().markers() ? new DoneTable(metastore.tables(), metastore.client(),
-                storage.fs(), config.done().table()) : null;
+                storage.fs(), config.done().table(), clock) : null;
         LateCheck late = doneTable == null ? LateCheck.NONE : new LateRecords(bounds, table -> timeGrain(settings,
                 table), table -> settings.configFor(table).done().latePolicy(), doneTable::markedUntil, clock);
         metastore.ledger().countLateBy(late);
@@ -157,7 +157,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         DoneMarking marking = doneTable == null ? DoneMarking.NONE
                 : doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults, bounds, doneTable);
         if (doneTable != null) {
-            committer.noteLateBy(marking::landedLate);
+            committer.tell(marking::landed);
         }
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
                 watermarks, marking);

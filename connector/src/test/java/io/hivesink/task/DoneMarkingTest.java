@@ -3,7 +3,6 @@ package io.hivesink.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -19,7 +18,6 @@ import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.hive.metastore.api.Partition;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -223,6 +221,7 @@ class DoneMarkingTest {
         assertEquals("1", eleven.getParameters().get(PartitionMarker.DONE_FILES));
         assertEquals("0", eleven.getParameters().get(PartitionMarker.LATE_RECORDS));
         String doneTime = eleven.getParameters().get(PartitionMarker.DONE_TIME);
+        String firstRow = doneLocation("dt=2026-11-18/hr=11");
 
         commit(rig, parts, pipeline, P0, 2, H0 + 40 * MINUTE, H0 + 50 * MINUTE); // two late records: they land
         GenericRecord noted = doneRows().get("dt=2026-11-18/hr=11");
@@ -236,33 +235,85 @@ class DoneMarkingTest {
         assertEquals("2", eleven.getParameters().get(PartitionMarker.DONE_FILES));
         assertEquals("2", eleven.getParameters().get(PartitionMarker.LATE_RECORDS));
         assertEquals(doneTime, eleven.getParameters().get(PartitionMarker.DONE_TIME));
-        File[] dirs = new File(dir.resolve("warehouse").toFile(),
-                "db.db/hive_sink_done_rows/table_name=events/time_partition=dt%3D2026-11-18%2Fhr%3D11").listFiles();
-        assertEquals(1, dirs.length, "the replaced row's directory is gone");
+        String secondRow = doneLocation("dt=2026-11-18/hr=11");
+        assertTrue(local(firstRow).isDirectory(), "the replaced row stays a while, for queries planned before");
+
+        // an hour later the first row's directory goes, at the next replacement
+        for (File file : local(firstRow).listFiles()) {
+            assertTrue(file.setLastModified(System.currentTimeMillis() - 2 * HOUR));
+        }
+        commit(rig, parts, pipeline, P0, 4, H0 + 55 * MINUTE);
+        assertEquals(3L, doneRows().get("dt=2026-11-18/hr=11").get("late_records"));
+        assertFalse(local(firstRow).exists(), "removed once older than the retention");
+        assertTrue(local(secondRow).isDirectory(), "the one replaced just now stays");
     }
 
     @Test
-    void aLateBatchCommittedByARunThatDiedBeforeNotingItIsNotedByTheNextRun() throws Exception {
+    void aNoteThatFailsLeavesTheCommitAloneAndIsMadeAtALaterRound() throws Exception {
         TaskParts parts = task(0, P0, Map.of());
         CommitPipeline pipeline = rig.markingPipeline(parts);
         commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE, H0 + 2 * HOUR + 10 * MINUTE);
         assertEquals(List.of("dt=2026-11-18/hr=11", "dt=2026-11-18/hr=12"), List.copyOf(doneRows().keySet()));
 
-        // the done row of 12:00 cannot be read (the store fails): the late batch is marked, its note fails
-        Path rows = dir.resolve("warehouse/db.db/hive_sink_done_rows/table_name=events/time_partition=dt%3D2026-11-18"
-                + "%2Fhr%3D12");
-        Path aside = dir.resolve("aside");
-        Files.move(rows, aside);
-        assertThrows(RetriableException.class, () -> commit(rig, parts, pipeline, P0, 2, H0 + HOUR + 30 * MINUTE));
-        Files.move(aside, rows);
+        // the done row of 12:00 cannot be read (the store fails): the late batch commits, its note waits
+        File rows = local(doneLocation("dt=2026-11-18/hr=12"));
+        File aside = dir.resolve("aside").toFile();
+        Files.move(rows.toPath(), aside.toPath());
+        commit(rig, parts, pipeline, P0, 2, H0 + HOUR + 30 * MINUTE);
+        Files.move(aside.toPath(), rows.toPath());
+        assertEquals(0L, doneRows().get("dt=2026-11-18/hr=12").get("record_count"), "not noted yet");
 
-        // its next run rolls the batch forward from its intent: marked, so only noted
-        task(0, P0, Map.of());
+        commit(rig, parts, pipeline, P0, 3, H0 + 2 * HOUR + 20 * MINUTE); // the next round notes it
         GenericRecord twelve = doneRows().get("dt=2026-11-18/hr=12");
-        assertEquals(1L, twelve.get("late_records"), "noted by the run that found the batch's intent");
+        assertEquals(1L, twelve.get("late_records"));
         assertEquals(1L, twelve.get("record_count"));
-        assertEquals("1", hivePartition("2026-11-18", "12").getParameters().get(PartitionMarker.LATE_RECORDS));
-        assertNotNull(hivePartition("2026-11-18", "12").getParameters().get(PartitionMarker.DONE_TIME),
-                "a Hive partition the late record made gets the mark's parameters");
+        assertEquals(1, twelve.get("hive_partitions"), "the Hive partition the late record made");
+        Partition made = hivePartition("2026-11-18", "12");
+        assertEquals("1", made.getParameters().get(PartitionMarker.LATE_RECORDS));
+        assertNotNull(made.getParameters().get(PartitionMarker.DONE_TIME), "it gets the mark's parameters");
+        assertTrue(Files.exists(local(made.getSd().getLocation()).toPath().resolve("_SUCCESS")));
+    }
+
+    @Test
+    void aFileNamedLikeABatchsThatIsNotOneLeavesTheCountUnknownAndNothingStuck() throws Exception {
+        TaskParts parts = task(0, P0, Map.of());
+        CommitPipeline pipeline = rig.markingPipeline(parts);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE);
+        Files.writeString(local(hivePartition("2026-11-18", "11").getSd().getLocation()).toPath()
+                .resolve("part-m-00000.avro"), "x"); // a MapReduce job's output
+        Files.writeString(local(hivePartition("2026-11-18", "11").getSd().getLocation()).toPath()
+                .resolve("part-gone-7-00001.avro"), "x"); // named as a batch's, one with no ledger row
+        commit(rig, parts, pipeline, P0, 1, H0 + HOUR + 10 * MINUTE);
+        assertEquals(null, doneRows().get("dt=2026-11-18/hr=11").get("record_count"));
+        assertEquals(3, doneRows().get("dt=2026-11-18/hr=11").get("file_count"));
+
+        commit(rig, parts, pipeline, P0, 2, H0 + 40 * MINUTE); // late: noted, the count still unknown
+        GenericRecord eleven = doneRows().get("dt=2026-11-18/hr=11");
+        assertEquals(4, eleven.get("file_count"));
+        assertEquals(null, eleven.get("record_count"));
+        assertEquals(null, hivePartition("2026-11-18", "11").getParameters().get(PartitionMarker.DONE_RECORDS));
+        commit(rig, parts, pipeline, P0, 3, H0 + 2 * HOUR + 10 * MINUTE);
+        assertTrue(doneRows().containsKey("dt=2026-11-18/hr=12"), "marking goes on");
+    }
+
+    @Test
+    void aLateRecordInAnHourAnotherTaskMarkedIsCountedInItsRow() throws Exception {
+        TaskParts first = task(0, P0, Map.of());
+        TaskParts second = task(1, P1, Map.of());
+        CommitPipeline pipeline0 = rig.markingPipeline(first);
+        CommitPipeline pipeline1 = rig.markingPipeline(second);
+        commit(rig, first, pipeline0, P0, 0, H0 + 10 * MINUTE, H0 + HOUR + 40 * MINUTE);
+        commit(rig, second, pipeline1, P1, 0, H0 + 20 * MINUTE, H0 + HOUR + 30 * MINUTE); // task 1 marks 11:00
+        assertEquals(2L, doneRows().get("dt=2026-11-18/hr=11").get("record_count"));
+
+        commit(rig, first, pipeline0, P0, 2, H0 + 50 * MINUTE); // task 0 has marked nothing; the watermark is past
+        assertEquals(3L, doneRows().get("dt=2026-11-18/hr=11").get("record_count"));
+    }
+
+    /** Where the done partition of a time partition points: its row's directory. */
+    private String doneLocation(String timePartition) {
+        return metastore.partitions.get("db.hive_sink_done").values().stream()
+                .filter(p -> p.getValues().get(1).equals(timePartition)).findFirst().orElseThrow()
+                .getSd().getLocation();
     }
 }
