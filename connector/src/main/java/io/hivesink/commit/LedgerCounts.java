@@ -24,7 +24,7 @@ import org.apache.hadoop.fs.Path;
 public final class LedgerCounts {
 
     /** Batches whose rows are kept. */
-    private static final int KEPT_BATCHES = 1_000;
+    private static final int KEPT_BATCHES = 10_000;
 
     /** A batch's records in one Hive partition, and how many of them were late; late is 0 if not counted. */
     public record Counts(long records, long late) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.LongSupplier;
@@ -77,7 +78,10 @@ public final class DoneTable {
         }
     }
 
-    /** A time partition's done row as registered: the row, and the done table's partition that holds it. */
+    /**
+     * A time partition's done row as registered: the row (null if its file is gone), and the done table's partition
+     * that holds it.
+     */
     public record Marked(Row row, Partition partition) {
     }
 
@@ -194,6 +198,8 @@ public final class DoneTable {
                     (Long) row.get("watermark"), (Integer) row.get("hive_partitions"), (Integer) row.get("file_count"),
                     (Long) row.get("file_bytes"), (Long) row.get("record_count"), (Long) row.get("late_records")),
                     partition.get()));
+        } catch (java.io.FileNotFoundException e) {
+            return Optional.of(new Marked(null, partition.get())); // its row is gone: to be written again
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the done row of " + landed + " " + timePartition + " at "
                     + file, e);
@@ -220,16 +226,40 @@ public final class DoneTable {
             Partition moved = was.partition().deepCopy();
             moved.getSd().setLocation(dir.toString());
             metastore.alterPartitions(tables.database(), table().name(), List.of(moved));
-            long before = clock.getAsLong() - RETAINED_MS;
-            for (FileStatus old : fs.listStatus(rows)) {
-                if (old.isDirectory() && !old.getPath().getName().equals(dir.getName())
-                        && lastWritten(old.getPath()) < before) {
-                    fs.delete(old.getPath(), true);
-                }
-            }
+            sweep(rows, values, dir);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not replace the done row of " + row.table() + " "
                     + row.timePartition() + " by one under " + dir, e);
+        }
+    }
+
+    /**
+     * Removes the time partition's row directories that were replaced more than {@link #RETAINED_MS} ago: each but
+     * the current one (as the metastore says now) and the one just written, once a directory written after it is
+     * older than that. Rows of tasks that lost the race to mark, or died before their partition was added, go the
+     * same way.
+     */
+    private void sweep(Path rows, PartitionValues values, Path written) throws IOException {
+        String current = metastore.getPartition(tables.database(), table().name(), values.values())
+                .map(p -> new Path(p.getSd().getLocation()).toUri().getPath()).orElse(null);
+        java.util.TreeMap<Long, List<Path>> byTime = new java.util.TreeMap<>();
+        for (FileStatus dir : fs.listStatus(rows)) {
+            if (dir.isDirectory()) {
+                byTime.computeIfAbsent(lastWritten(dir.getPath()), t -> new java.util.ArrayList<>()).add(dir.getPath());
+            }
+        }
+        long before = clock.getAsLong() - RETAINED_MS;
+        for (Map.Entry<Long, List<Path>> entry : byTime.entrySet()) {
+            Long later = byTime.higherKey(entry.getKey());
+            if (later == null || later >= before) {
+                return; // what was replaced since less than the retention ago stays, and all after it
+            }
+            for (Path dir : entry.getValue()) {
+                String path = dir.toUri().getPath();
+                if (!path.equals(current) && !dir.getName().equals(written.getName())) {
+                    fs.delete(dir, true);
+                }
+            }
         }
     }
 

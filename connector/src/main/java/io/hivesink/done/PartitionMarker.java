@@ -137,9 +137,13 @@ public final class PartitionMarker {
         faults.reached(FaultPoint.DONE_PARAMETERS);
         successFiles(table, start, partitions);
         faults.reached(FaultPoint.DONE_SUCCESS_FILES);
-        return doneTable.mark(new DoneTable.Row(connector, table.name(), table.timePartition(start), start,
+        boolean wrote = doneTable.mark(new DoneTable.Row(connector, table.name(), table.timePartition(start), start,
                 table.grain().endOf(start), now, watermark, partitions.size(), tally.files(), tally.bytes(),
                 tally.records(), tally.late()), attempt, () -> faults.reached(FaultPoint.DONE_ROW_WRITTEN));
+        if (!wrote) {
+            note(table, start); // the other task's row may have missed batches this task sees: one of its own
+        }
+        return wrote;
     }
 
     /**
@@ -148,18 +152,19 @@ public final class PartitionMarker {
      * done row, replaced whole ({@link DoneTable#replace}). Repeatable. Tasks that land late records in one time
      * partition at once converge: each counts its files again after its own writes, and writes again if they changed.
      *
-     * @return whether the time partition is marked (nothing to note if not)
+     * @return what became of it
      */
-    public boolean note(TimeTable table, long start) {
+    public Noted note(TimeTable table, long start) {
         String time = table.timePartition(start);
+        boolean changed = false;
         for (int round = 0; round < NOTE_ROUNDS; round++) {
             Optional<DoneTable.Marked> marked = doneTable.marked(table.name(), time);
             if (marked.isEmpty()) {
-                return false;
+                return Noted.UNMARKED;
             }
-            DoneTable.Row was = marked.get().row();
             List<Partition> partitions = hivePartitions(table, start);
             PartitionTally tally = tally(table, start, partitions);
+            DoneTable.Row was = marked.get().row() != null ? marked.get().row() : rebuilt(table, start, partitions);
             List<Partition> altered = new ArrayList<>();
             for (Partition partition : partitions) {
                 Map<String, String> params = parameters(partition);
@@ -178,16 +183,43 @@ public final class PartitionMarker {
             successFiles(table, start, partitions);
             DoneTable.Row now = was.withFigures(partitions.size(), tally.files(), tally.bytes(), tally.records(),
                     tally.late());
-            if (!now.equals(was)) {
+            changed |= !altered.isEmpty();
+            if (!now.equals(was) || marked.get().row() == null) {
                 doneTable.replace(marked.get(), now, attempt);
+                changed = true;
             }
             if (tally.paths().equals(tally(table, start, hivePartitions(table, start)).paths())) {
-                return true;
+                return changed ? Noted.UPDATED : Noted.UNCHANGED;
             }
         }
         log.warn("The files of {} {} kept changing while its done row was brought up to date; noted as of {} rounds",
                 table.name(), time, NOTE_ROUNDS);
-        return true;
+        return Noted.UPDATED;
+    }
+
+    /** What a note did. */
+    public enum Noted {
+        /** The time partition is not marked done: nothing to note. */
+        UNMARKED,
+        /** Its figures held already. */
+        UNCHANGED,
+        /** Its figures were brought up to date. */
+        UPDATED
+    }
+
+    /**
+     * A done row in place of one whose file is gone (a task that replaced it stalled past the retention of replaced
+     * rows): its done time and watermark from its Hive partitions' parameters, else now.
+     */
+    private DoneTable.Row rebuilt(TimeTable table, long start, List<Partition> partitions) {
+        long now = clock.getAsLong();
+        Map<String, String> params = partitions.isEmpty() ? Map.of() : parameters(partitions.get(0));
+        long doneTime = Long.parseLong(params.getOrDefault(DONE_TIME, Long.toString(now)));
+        long watermark = Long.parseLong(params.getOrDefault(DONE_WATERMARK, Long.toString(now)));
+        log.warn("The done row of {} {} is registered but its file is gone: it is written again", table.name(),
+                table.timePartition(start));
+        return new DoneTable.Row(connector, table.name(), table.timePartition(start), start,
+                table.grain().endOf(start), doneTime, watermark, 0, 0, 0, null, null);
     }
 
     private static Map<String, String> parameters(Partition partition) {

@@ -42,6 +42,10 @@ class DoneMarking {
     static final int MOST_PER_ROUND = 24;
     /** A round stops marking after this long, whatever is left: the next commit waits for it. */
     static final long ROUND_MS = 10_000;
+    /** Notes of a round stop after this long, after its marks: the next commit waits for them. */
+    static final long NOTES_MS = 5_000;
+    /** A time partition is noted at most once this often (figures behind by at most so long). */
+    static final long NOTE_EVERY_MS = 60_000;
     /** A table with no time partition to start from is looked at again after this long, not at every commit. */
     static final long LOOK_AGAIN_MS = 60_000;
 
@@ -60,7 +64,9 @@ class DoneMarking {
     /** Where the tables' marks reach, for the encoding threads to tell late records. */
     private final DoneBounds bounds;
     /** Time partitions batches landed in since the last round: noted then if they are marked done already. */
-    private final Set<TimePartition> toNote = ConcurrentHashMap.newKeySet();
+    private final Map<TimePartition, Long> toNote = new ConcurrentHashMap<>();
+    /** When each time partition was last noted: one that takes late records at every commit is noted once a while. */
+    private final Map<TimePartition, Long> notedAt = new ConcurrentHashMap<>();
     private final Set<TimePartition> failingNotes = new HashSet<>();
 
     /**
@@ -82,10 +88,9 @@ class DoneMarking {
         this.delayMs = delayMs;
     }
 
-    /** Notes the time partitions marked done where batches landed since, then marks what the watermarks passed. */
+    /** Marks what the watermarks passed, then notes the time partitions marked done where batches landed since. */
     void markDue() {
         long roundEnds = clock.getAsLong() + ROUND_MS;
-        notePending(roundEnds);
         for (String table : watermarks.all().keySet()) {
             long watermark = watermarks.of(table);
             if (watermark == Watermarks.NONE) {
@@ -103,6 +108,7 @@ class DoneMarking {
                 }
             }
         }
+        notePending(clock.getAsLong() + NOTES_MS);
     }
 
     private void markDue(String table, long watermark, long roundEnds) {
@@ -157,7 +163,8 @@ class DoneMarking {
             for (String path : partitionPaths) {
                 long start = timeTable.startOf(path);
                 if (start != Long.MIN_VALUE) {
-                    toNote.add(new TimePartition(table, start));
+                    TimePartition landed = new TimePartition(table, start);
+                    toNote.putIfAbsent(landed, notedAt.getOrDefault(landed, Long.MIN_VALUE / 2) + NOTE_EVERY_MS);
                 }
             }
         } catch (RuntimeException e) {
@@ -172,23 +179,35 @@ class DoneMarking {
     /**
      * Brings up to date the figures of the time partitions marked done where batches landed since (late records).
      * Only those that may be marked are looked up: before where this task's marks reach, or wholly below the table's
-     * watermark (another task may have marked them); the others are left to be marked. One whose note fails is tried
-     * again at the next round.
+     * watermark (another task may have marked them); the others wait until the watermark passes them. Each is noted
+     * at most once a {@link #NOTE_EVERY_MS}; one whose note fails is tried again at the next round.
      */
-    private void notePending(long roundEnds) {
-        for (TimePartition pending : List.copyOf(toNote)) {
-            if (clock.getAsLong() >= roundEnds) {
+    private void notePending(long notesEnd) {
+        long now = clock.getAsLong();
+        notedAt.values().removeIf(at -> at < now - NOTE_EVERY_MS);
+        for (Map.Entry<TimePartition, Long> entry : List.copyOf(toNote.entrySet())) {
+            TimePartition pending = entry.getKey();
+            if (clock.getAsLong() >= notesEnd) {
                 return;
+            }
+            if (entry.getValue() > now) {
+                continue; // noted a moment ago
             }
             try {
                 TimeTable timeTable = timeTables.apply(pending.table());
                 long watermark = watermarks.of(pending.table());
-                boolean mayBeMarked = timeTable != null && (pending.start() < bounds.markedUntil(pending.table())
-                        || (watermark != Watermarks.NONE && timeTable.grain().endOf(pending.start()) <= watermark));
-                if (mayBeMarked && marker.note(timeTable, pending.start())) {
-                    log.info("Time partition {} of {} took records after it was marked done (late records): its done "
-                            + "figures are brought up to date", timeTable.timePartition(pending.start()),
-                            pending.table());
+                if (timeTable == null) {
+                    toNote.remove(pending);
+                    continue;
+                }
+                if (pending.start() >= bounds.markedUntil(pending.table()) && (watermark == Watermarks.NONE
+                        || timeTable.grain().endOf(pending.start()) > watermark)) {
+                    continue; // not done yet: looked at again once the watermark passes it
+                }
+                if (marker.note(timeTable, pending.start()) == PartitionMarker.Noted.UPDATED) {
+                    notedAt.put(pending, clock.getAsLong());
+                    log.info("Time partition {} of {}: its done figures are brought up to date with the batches that "
+                            + "landed since it was marked", timeTable.timePartition(pending.start()), pending.table());
                 }
                 toNote.remove(pending);
                 failingNotes.remove(pending);

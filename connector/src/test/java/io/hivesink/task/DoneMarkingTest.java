@@ -44,10 +44,12 @@ class DoneMarkingTest {
     Path dir;
     private final InMemoryMetastore metastore = new InMemoryMetastore();
     private PartsRig rig;
+    /** How far the tasks' clock is ahead of the system's. */
+    private final java.util.concurrent.atomic.AtomicLong skew = new java.util.concurrent.atomic.AtomicLong();
 
     @BeforeEach
     void rig() {
-        rig = new PartsRig(dir, metastore, System::currentTimeMillis);
+        rig = new PartsRig(dir, metastore, () -> System.currentTimeMillis() + skew.get());
     }
 
     @AfterEach
@@ -222,6 +224,7 @@ class DoneMarkingTest {
         assertEquals("0", eleven.getParameters().get(PartitionMarker.LATE_RECORDS));
         String doneTime = eleven.getParameters().get(PartitionMarker.DONE_TIME);
         String firstRow = doneLocation("dt=2026-11-18/hr=11");
+        age(firstRow, 3 * HOUR); // written three hours ago
 
         commit(rig, parts, pipeline, P0, 2, H0 + 40 * MINUTE, H0 + 50 * MINUTE); // two late records: they land
         GenericRecord noted = doneRows().get("dt=2026-11-18/hr=11");
@@ -236,16 +239,38 @@ class DoneMarkingTest {
         assertEquals("2", eleven.getParameters().get(PartitionMarker.LATE_RECORDS));
         assertEquals(doneTime, eleven.getParameters().get(PartitionMarker.DONE_TIME));
         String secondRow = doneLocation("dt=2026-11-18/hr=11");
-        assertTrue(local(firstRow).isDirectory(), "the replaced row stays a while, for queries planned before");
+        assertTrue(local(firstRow).isDirectory(), "replaced just now: it stays a while, for queries planned before");
 
-        // an hour later the first row's directory goes, at the next replacement
-        for (File file : local(firstRow).listFiles()) {
-            assertTrue(file.setLastModified(System.currentTimeMillis() - 2 * HOUR));
-        }
         commit(rig, parts, pipeline, P0, 4, H0 + 55 * MINUTE);
+        assertEquals(2L, doneRows().get("dt=2026-11-18/hr=11").get("late_records"),
+                "an hour noted a moment ago is noted again a minute later");
+        skew.addAndGet(2 * MINUTE);
+        age(secondRow, 2 * HOUR); // so the first row was replaced two hours ago
+        commit(rig, parts, pipeline, P0, 5, H0 + 2 * HOUR);
         assertEquals(3L, doneRows().get("dt=2026-11-18/hr=11").get("late_records"));
-        assertFalse(local(firstRow).exists(), "removed once older than the retention");
-        assertTrue(local(secondRow).isDirectory(), "the one replaced just now stays");
+        assertFalse(local(firstRow).exists(), "replaced more than an hour ago: removed");
+        assertTrue(local(secondRow).isDirectory(), "replaced just now: it stays");
+    }
+
+    @Test
+    void aDoneRowWhoseFileIsGoneIsWrittenAgainAtTheNextNote() throws Exception {
+        TaskParts parts = task(0, P0, Map.of());
+        CommitPipeline pipeline = rig.markingPipeline(parts);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE, H0 + HOUR + 10 * MINUTE);
+        String doneTime = hivePartition("2026-11-18", "11").getParameters().get(PartitionMarker.DONE_TIME);
+        org.apache.commons.io.FileUtils.deleteDirectory(local(doneLocation("dt=2026-11-18/hr=11")));
+        commit(rig, parts, pipeline, P0, 2, H0 + 30 * MINUTE);
+        GenericRecord row = doneRows().get("dt=2026-11-18/hr=11");
+        assertEquals(2L, row.get("record_count"));
+        assertEquals(1L, row.get("late_records"));
+        assertEquals(Long.parseLong(doneTime), row.get("done_time"), "the mark's time, from its Hive partition");
+    }
+
+    /** Sets the modification time of a row directory's files {@code ms} back. */
+    private static void age(String location, long ms) {
+        for (File file : local(location).listFiles()) {
+            assertTrue(file.setLastModified(System.currentTimeMillis() - ms));
+        }
     }
 
     @Test
@@ -256,11 +281,11 @@ class DoneMarkingTest {
         assertEquals(List.of("dt=2026-11-18/hr=11", "dt=2026-11-18/hr=12"), List.copyOf(doneRows().keySet()));
 
         // the done row of 12:00 cannot be read (the store fails): the late batch commits, its note waits
-        File rows = local(doneLocation("dt=2026-11-18/hr=12"));
-        File aside = dir.resolve("aside").toFile();
-        Files.move(rows.toPath(), aside.toPath());
+        Path row = local(doneLocation("dt=2026-11-18/hr=12")).toPath().resolve("done.avro");
+        byte[] good = Files.readAllBytes(row);
+        Files.writeString(row, "not Avro");
         commit(rig, parts, pipeline, P0, 2, H0 + HOUR + 30 * MINUTE);
-        Files.move(aside.toPath(), rows.toPath());
+        Files.write(row, good);
         assertEquals(0L, doneRows().get("dt=2026-11-18/hr=12").get("record_count"), "not noted yet");
 
         commit(rig, parts, pipeline, P0, 3, H0 + 2 * HOUR + 20 * MINUTE); // the next round notes it
@@ -278,22 +303,23 @@ class DoneMarkingTest {
     void aFileNamedLikeABatchsThatIsNotOneLeavesTheCountUnknownAndNothingStuck() throws Exception {
         TaskParts parts = task(0, P0, Map.of());
         CommitPipeline pipeline = rig.markingPipeline(parts);
-        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE);
+        commit(rig, parts, pipeline, P0, 0, H0 + 10 * MINUTE, H0 + HOUR + 10 * MINUTE);
         Files.writeString(local(hivePartition("2026-11-18", "11").getSd().getLocation()).toPath()
-                .resolve("part-m-00000.avro"), "x"); // a MapReduce job's output
-        Files.writeString(local(hivePartition("2026-11-18", "11").getSd().getLocation()).toPath()
-                .resolve("part-gone-7-00001.avro"), "x"); // named as a batch's, one with no ledger row
-        commit(rig, parts, pipeline, P0, 1, H0 + HOUR + 10 * MINUTE);
-        assertEquals(null, doneRows().get("dt=2026-11-18/hr=11").get("record_count"));
-        assertEquals(3, doneRows().get("dt=2026-11-18/hr=11").get("file_count"));
+                .resolve("part-gone-7-00001.avro"), "x"); // named as a batch's, one with no ledger file nor marker
+        Files.writeString(local(hivePartition("2026-11-18", "12").getSd().getLocation()).toPath()
+                .resolve("part-m-00000.avro"), "x"); // a MapReduce job's output: not the connector's
+        commit(rig, parts, pipeline, P0, 2, H0 + 2 * HOUR + 10 * MINUTE);
+        assertEquals(null, doneRows().get("dt=2026-11-18/hr=12").get("record_count"));
+        assertEquals(2, doneRows().get("dt=2026-11-18/hr=12").get("file_count"));
 
-        commit(rig, parts, pipeline, P0, 2, H0 + 40 * MINUTE); // late: noted, the count still unknown
+        commit(rig, parts, pipeline, P0, 3, H0 + 40 * MINUTE); // late in 11:00: noted, its count now unknown
         GenericRecord eleven = doneRows().get("dt=2026-11-18/hr=11");
-        assertEquals(4, eleven.get("file_count"));
+        assertEquals(3, eleven.get("file_count"));
         assertEquals(null, eleven.get("record_count"));
-        assertEquals(null, hivePartition("2026-11-18", "11").getParameters().get(PartitionMarker.DONE_RECORDS));
-        commit(rig, parts, pipeline, P0, 3, H0 + 2 * HOUR + 10 * MINUTE);
-        assertTrue(doneRows().containsKey("dt=2026-11-18/hr=12"), "marking goes on");
+        assertEquals(null, hivePartition("2026-11-18", "11").getParameters().get(PartitionMarker.DONE_RECORDS),
+                "a count no longer known is not left as it was");
+        commit(rig, parts, pipeline, P0, 4, H0 + 3 * HOUR + 10 * MINUTE);
+        assertTrue(doneRows().containsKey("dt=2026-11-18/hr=13"), "marking and commits go on");
     }
 
     @Test
