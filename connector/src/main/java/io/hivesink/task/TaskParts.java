@@ -250,8 +250,11 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 run.instance(), clock, faults, (table, partition, batches) -> metastore.ledger().counts().in(
                         storage.fs(), table, partition, batches));
         String database = config.tables().database();
+        Map<String, java.util.Optional<TimeGrain>> grains = new java.util.concurrent.ConcurrentHashMap<>();
         return new DoneMarking(watermarks, marker, doneTable, table -> {
-            TimeGrain grain = timeGrain(settings, table); // of the table's settings: known before its watermark
+            // of the table's settings, known before its watermark; asked at every commit: worked out once
+            TimeGrain grain = grains.computeIfAbsent(table, t -> java.util.Optional.ofNullable(timeGrain(settings, t)))
+                    .orElse(null);
             return grain == null ? null : new PartitionMarker.TimeTable(database, table,
                     metastore.tables().existing(table).partitionSpec().names(), grain,
                     settings.configFor(table).done().successFile());
