@@ -127,13 +127,18 @@ public final class DoneTable {
         return table;
     }
 
-    /** Beside the table's directory: {@code <table>_rows} in the directory that holds it. */
+    /**
+     * Beside the table's directory: {@code rows_of_<table>} in the directory that holds it. Not a name that starts
+     * with the table's: Hive 4's {@code MSCK REPAIR TABLE ... SYNC PARTITIONS} takes a partition whose location
+     * contains the table's location as a string for one inside the table, and drops it unless it is at its
+     * standard path.
+     */
     private Path rowsRoot() {
         if (rowsRoot != null) {
             return rowsRoot;
         }
         Path location = new Path(table().location());
-        return new Path(location.getParent(), location.getName() + "_rows");
+        return new Path(location.getParent(), "rows_of_" + location.getName());
     }
 
     /**

@@ -144,10 +144,10 @@ class DoneMarkingTest {
                 "dt=2026-11-18/hr=14", "dt=2026-11-18/hr=15"), List.copyOf(doneRows().keySet()),
                 "an hour without records is done too");
         assertEquals(0, doneRows().get("dt=2026-11-18/hr=15").get("hive_partitions"));
-        assertEquals(1, new File(dir.resolve("warehouse").toFile(), "db.db/hive_sink_done_rows/table_name=events")
+        assertEquals(1, new File(dir.resolve("warehouse").toFile(), "db.db/rows_of_hive_sink_done/table_name=events")
                 .list((d, name) -> name.contains("hr%3D12")).length);
         File[] attempts = new File(dir.resolve("warehouse").toFile(),
-                "db.db/hive_sink_done_rows/table_name=events/time_partition=dt%3D2026-11-18%2Fhr%3D12").listFiles();
+                "db.db/rows_of_hive_sink_done/table_name=events/time_partition=dt%3D2026-11-18%2Fhr%3D12").listFiles();
         assertEquals(1, attempts.length, "the task that lost the race deleted its row");
     }
 
