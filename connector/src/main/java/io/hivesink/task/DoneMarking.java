@@ -46,6 +46,12 @@ class DoneMarking {
     static final long NOTES_MS = 5_000;
     /** A time partition is noted at most once this often (figures behind by at most so long). */
     static final long NOTE_EVERY_MS = 60_000;
+    /**
+     * How long a time partition that was not done when a batch landed in it is kept to be noted: its mark, when it
+     * comes, counts the batch; only another task whose watermark ran ahead (states are read every 10 s) may have
+     * marked it meanwhile. Bounds what records with event times far ahead leave behind.
+     */
+    static final long NOT_DONE_KEPT_MS = 300_000;
     /** A table with no time partition to start from is looked at again after this long, not at every commit. */
     static final long LOOK_AGAIN_MS = 60_000;
 
@@ -64,7 +70,7 @@ class DoneMarking {
     /** Where the tables' marks reach, for the encoding threads to tell late records. */
     private final DoneBounds bounds;
     /** Time partitions batches landed in since the last round: noted then if they are marked done already. */
-    private final Map<TimePartition, Long> toNote = new ConcurrentHashMap<>();
+    private final Map<TimePartition, Long> toNote = new ConcurrentHashMap<>(); // when a batch landed there first
     /** When each time partition was last noted: one that takes late records at every commit is noted once a while. */
     private final Map<TimePartition, Long> notedAt = new ConcurrentHashMap<>();
     private final Set<TimePartition> failingNotes = new HashSet<>();
@@ -164,7 +170,7 @@ class DoneMarking {
                 long start = timeTable.startOf(path);
                 if (start != Long.MIN_VALUE) {
                     TimePartition landed = new TimePartition(table, start);
-                    toNote.putIfAbsent(landed, notedAt.getOrDefault(landed, Long.MIN_VALUE / 2) + NOTE_EVERY_MS);
+                    toNote.putIfAbsent(landed, clock.getAsLong());
                 }
             }
         } catch (RuntimeException e) {
@@ -179,7 +185,7 @@ class DoneMarking {
     /**
      * Brings up to date the figures of the time partitions marked done where batches landed since (late records).
      * Only those that may be marked are looked up: before where this task's marks reach, or wholly below the table's
-     * watermark (another task may have marked them); the others wait until the watermark passes them. Each is noted
+     * watermark (another task may have marked them); the others wait {@link #NOT_DONE_KEPT_MS} at most. Each is noted
      * at most once a {@link #NOTE_EVERY_MS}; one whose note fails is tried again at the next round.
      */
     private void notePending(long notesEnd) {
@@ -190,7 +196,8 @@ class DoneMarking {
             if (clock.getAsLong() >= notesEnd) {
                 return;
             }
-            if (entry.getValue() > now) {
+            Long noted = notedAt.get(pending);
+            if (noted != null && noted > now - NOTE_EVERY_MS) {
                 continue; // noted a moment ago
             }
             try {
@@ -202,7 +209,10 @@ class DoneMarking {
                 }
                 if (pending.start() >= bounds.markedUntil(pending.table()) && (watermark == Watermarks.NONE
                         || timeTable.grain().endOf(pending.start()) > watermark)) {
-                    continue; // not done yet: looked at again once the watermark passes it
+                    if (entry.getValue() < now - NOT_DONE_KEPT_MS) {
+                        toNote.remove(pending); // marked after the batch's files were there: counted by the mark
+                    }
+                    continue; // not done yet: looked at again while another task's watermark may be ahead
                 }
                 if (marker.note(timeTable, pending.start()) == PartitionMarker.Noted.UPDATED) {
                     notedAt.put(pending, clock.getAsLong());
