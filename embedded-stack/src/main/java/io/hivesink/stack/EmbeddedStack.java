@@ -90,6 +90,8 @@ public final class EmbeddedStack implements AutoCloseable {
         workerProps.put("scheduled.rebalance.max.delay.ms", "10000");
         Properties brokerProps = new Properties();
         brokerProps.put("auto.create.topics.enable", "false");
+        // tests send records stamped days back: the default 7-day retention would delete them under a consumer
+        brokerProps.put("log.retention.ms", "-1");
         EmbeddedConnectCluster connect = new EmbeddedConnectCluster.Builder()
                 .name("hive-sink-connect")
                 .numWorkers(1)
@@ -206,8 +208,14 @@ public final class EmbeddedStack implements AutoCloseable {
                         && committed.get(e.getKey()).offset() >= e.getValue()));
             });
         } catch (AssertionError e) {
-            // say where it stopped: which partitions lag tells a stuck task from a slow one
-            throw new AssertionError(e.getMessage() + "; committed at the deadline: " + lastSeen, e);
+            // say where it stopped: which partitions lag tells a stuck task from a slow one, and where each log starts
+            // now tells records deleted under the consumer (retention) from records never read
+            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+            ends.keySet().forEach(tp -> earliest.put(tp, OffsetSpec.earliest()));
+            Map<TopicPartition, Long> starts = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
+            admin.listOffsets(earliest).all().get().forEach((tp, info) -> starts.put(tp, info.offset()));
+            throw new AssertionError(e.getMessage() + "; committed at the deadline: " + lastSeen + "; logs start at "
+                    + starts, e);
         }
     }
 

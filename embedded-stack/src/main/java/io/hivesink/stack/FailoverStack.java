@@ -159,6 +159,8 @@ public final class FailoverStack implements AutoCloseable {
                         hdfsUri, settings, MetastoreProcess.DEFAULT_START_TIMEOUT)));
         Properties brokerProps = new Properties();
         brokerProps.put("auto.create.topics.enable", "false");
+        // tests send records stamped days back: the default 7-day retention would delete them under a consumer
+        brokerProps.put("log.retention.ms", "-1");
         // transactions (a peer sink's exactly-once producers) on a single broker
         brokerProps.put("transaction.state.log.replication.factor", "1");
         brokerProps.put("transaction.state.log.min.isr", "1");

@@ -133,6 +133,8 @@ public final class KerberizedStack implements AutoCloseable {
                             metastoreConf, MetastoreProcess.DEFAULT_START_TIMEOUT)));
             Properties brokerProps = new Properties();
             brokerProps.put("auto.create.topics.enable", "false");
+            // tests send records stamped days back: the default 7-day retention would delete them under a consumer
+            brokerProps.put("log.retention.ms", "-1");
             kafka = new EmbeddedKafkaCluster(1, brokerProps);
             kafka.start();
             metastore = metastoreStart.join();
