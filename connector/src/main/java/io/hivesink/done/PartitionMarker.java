@@ -166,9 +166,13 @@ public final class PartitionMarker {
             PartitionTally tally = tally(table, start, partitions);
             DoneTable.Row was = marked.get().row() != null ? marked.get().row() : rebuilt(table, start, partitions);
             List<Partition> altered = new ArrayList<>();
+            List<Partition> unmarked = new ArrayList<>(); // made by late records: the mark's _SUCCESS is not there
             for (Partition partition : partitions) {
                 Map<String, String> params = parameters(partition);
                 Map<String, String> before = Map.copyOf(params);
+                if (!params.containsKey(DONE_TIME)) {
+                    unmarked.add(partition);
+                }
                 params.putIfAbsent(DONE_TIME, Long.toString(was.doneTime()));
                 params.putIfAbsent(DONE_WATERMARK, Long.toString(was.watermark()));
                 params.remove(DONE_RECORDS); // unknown now, if the tally has none
@@ -180,7 +184,7 @@ public final class PartitionMarker {
                 }
             }
             metastore.alterPartitions(table.database(), table.name(), altered);
-            successFiles(table, start, partitions);
+            successFiles(table, start, unmarked);
             DoneTable.Row now = was.withFigures(partitions.size(), tally.files(), tally.bytes(), tally.records(),
                     tally.late());
             changed |= !altered.isEmpty();

@@ -147,7 +147,14 @@ class DoneMarking {
             if (end > limit) {
                 return;
             }
+            long markStarted = clock.getAsLong();
             boolean wrote = marker.mark(timeTable, from, watermark);
+            // batches told before the mark began had their files in place when it counted them: nothing to note
+            TimePartition marked = new TimePartition(table, from);
+            Long landedAt = toNote.get(marked);
+            if (landedAt != null && landedAt < markStarted) {
+                toNote.remove(marked, landedAt);
+            }
             log.info("Time partition {} of {} is done{}", timeTable.timePartition(from), table,
                     wrote ? "" : " (another task wrote its done row)");
             from = end;
