@@ -17,9 +17,9 @@ final class ContainerHeader {
 
     static final int SYNC_SIZE = 16;
 
-    private static final byte[] MAGIC = {'O', 'b', 'j', 1};
-    private static final String SCHEMA_KEY = "avro.schema";
-    private static final String CODEC_KEY = "avro.codec";
+    static final byte[] MAGIC = {'O', 'b', 'j', 1};
+    static final String SCHEMA_KEY = "avro.schema";
+    static final String CODEC_KEY = "avro.codec";
 
     private ContainerHeader() {
     }
@@ -33,12 +33,18 @@ final class ContainerHeader {
      */
     static long write(Schema schema, byte[] codecName, Map<String, byte[]> metadata, byte[] sync, OutputStream out)
             throws IOException {
+        return write(schema.toString().getBytes(StandardCharsets.UTF_8), codecName, metadata, sync, out);
+    }
+
+    /** Writes the header with the schema's JSON as given: a copied file keeps its sources' schema byte for byte. */
+    static long write(byte[] schemaJson, byte[] codecName, Map<String, byte[]> metadata, byte[] sync, OutputStream out)
+            throws IOException {
         // DataFileWriter's order: its metadata is a default HashMap (put one by one: putAll would size it smaller),
         // the codec put first, then the other entries, then the schema (keys in one bucket keep that order)
         Map<String, byte[]> entries = new HashMap<>();
         entries.put(CODEC_KEY, codecName);
         metadata.forEach(entries::put);
-        entries.put(SCHEMA_KEY, schema.toString().getBytes(StandardCharsets.UTF_8));
+        entries.put(SCHEMA_KEY, schemaJson);
         int size = MAGIC.length + 2 * AvroLongs.MAX_SIZE + SYNC_SIZE;
         for (Map.Entry<String, byte[]> entry : entries.entrySet()) {
             size += 2 * AvroLongs.MAX_SIZE + 4 * entry.getKey().length() + entry.getValue().length;
