@@ -33,7 +33,12 @@ public enum DurableFormat {
 
     /** Records the current version in parameters about to be written. */
     void stamp(Map<String, String> params) {
-        params.put(key, Integer.toString(CURRENT));
+        stamp(params, CURRENT);
+    }
+
+    /** Records a version in parameters about to be written: a later one, that older releases refuse to read. */
+    void stamp(Map<String, String> params, int version) {
+        params.put(key, Integer.toString(version));
     }
 
     /**
@@ -44,11 +49,23 @@ public enum DurableFormat {
      * @throws ConnectException naming the value, its version and what to do
      */
     void check(String version, String where) {
-        if (version == null || version.equals(Integer.toString(CURRENT))) {
-            return;
+        check(version, where, CURRENT);
+    }
+
+    /**
+     * Refuses a version other than {@link #CURRENT} up to {@code newest}.
+     *
+     * @param newest the newest version of this format this release reads
+     */
+    void check(String version, String where, int newest) {
+        for (int known = CURRENT; known <= newest; known++) {
+            if (version == null || version.equals(Integer.toString(known))) {
+                return;
+            }
         }
+        String reads = newest == CURRENT ? "version " + CURRENT + " only" : "versions " + CURRENT + " to " + newest;
         throw new ConnectException("The " + what + " " + where + " is in format version " + version + " ("
-                + key + "), which this hive-sink release does not read: it reads version " + CURRENT + " only. A "
+                + key + "), which this hive-sink release does not read: it reads " + reads + ". A "
                 + "newer hive-sink release wrote it; run that release (or a newer one) again. hive-sink cannot go "
                 + "back to an older release while the metastore holds state in a newer format.");
     }

@@ -249,7 +249,7 @@ public final class ExactlyOnceCommitter {
         long tablesMs = timer.lapMs();
         BatchStager.Staged staged = stager.stage(batch, tablesByName);
         long stagingMs = timer.lapMs();
-        recordIntent(batch, staged.manifestPath());
+        recordIntent(batch, staged);
         long intentMs = timer.lapMs();
         BatchFinisher.Finished finished = finisher.finish(staged.manifest(), false);
         timer.lapMs();
@@ -291,7 +291,12 @@ public final class ExactlyOnceCommitter {
      * Step 2: the intent in the task's state, written only while this run still owns every partition of it and only
      * if the batch starts, in each partition, at the offset committed before it.
      */
-    private void recordIntent(Batch batch, Path manifestPath) {
+    private void recordIntent(Batch batch, BatchStager.Staged staged) {
+        Path manifestPath = staged.manifestPath();
+        List<HoldCheck.Landing> landings = HoldCheck.landings(batch, staged.manifest().files());
+        if (!own.stored().state().holds().isEmpty()) {
+            own.reload(); // a refusal by a hold read before never reaches the write, which would find it released
+        }
         try {
             own.update(state -> {
                 if (state.intent() != null && !state.intent().batchId().equals(batch.id())) {
@@ -300,9 +305,11 @@ public final class ExactlyOnceCommitter {
                             + "the state of " + run + "; it is finished before batch " + batch.id(), null);
                 }
                 SequenceCheck.require(batch, state, run);
+                HoldCheck.require(batch.id(), landings, state);
                 return state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
             }, batch.nextOffsets().keySet());
-        } catch (TaskFencedException | PartitionsTakenException | BatchOutOfSequenceException e) {
+        } catch (TaskFencedException | PartitionsTakenException | BatchOutOfSequenceException
+                | BatchHeldException e) {
             if (!(e instanceof LockBrokenException)) {
                 clean(batch.id()); // refused: no intent of it is durable (broken: it may be, and its staging stays)
             }

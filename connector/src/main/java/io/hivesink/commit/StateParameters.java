@@ -20,6 +20,13 @@ final class StateParameters {
     static final String INTENT = "hive-sink.intent";
     static final String LAST_BATCH = "hive-sink.last-batch";
     static final String OFFSETS = "hive-sink.offsets";
+    static final String HOLDS = "hive-sink.holds";
+    /**
+     * The format of a state that holds compactions' holds: a release that does not know holds must not read it, or
+     * it would land batches where a compaction is swapping a partition's location. A state without holds keeps
+     * {@link DurableFormat#CURRENT}, so that a connector that never compacts can still go back a release.
+     */
+    static final int WITH_HOLDS = DurableFormat.CURRENT + 1;
 
     private StateParameters() {
     }
@@ -28,7 +35,7 @@ final class StateParameters {
     static StateTables.Stored decode(int task, Table table) {
         Map<String, String> params = table.getParameters() == null ? Map.of() : table.getParameters();
         DurableFormat.TASK_STATE.check(params.get(DurableFormat.TASK_STATE.key()), "of task " + task + " in table "
-                + table.getDbName() + "." + table.getTableName());
+                + table.getDbName() + "." + table.getTableName(), WITH_HOLDS);
         Map<TopicPartition, TaskState.PartitionState> partitions = new HashMap<>();
         for (String line : ParameterLines.get(params, OFFSETS)) {
             String[] f = line.split("\t", -1);
@@ -44,7 +51,12 @@ final class StateParameters {
             String[] f = intentValue.split("\t", 2);
             intent = new TaskState.Intent(f[0], f[1]);
         }
-        TaskState state = new TaskState(params.get(OWNER), partitions, intent, params.get(LAST_BATCH));
+        List<TaskState.Hold> holds = new ArrayList<>();
+        for (String line : ParameterLines.get(params, HOLDS)) {
+            String[] f = line.split("\t", -1);
+            holds.add(new TaskState.Hold(f[0], f[1], f[2], f[3].isEmpty() ? null : f[3]));
+        }
+        TaskState state = new TaskState(params.get(OWNER), partitions, intent, params.get(LAST_BATCH), holds);
         return new StateTables.Stored(task, state, params.getOrDefault(StateTables.VERSION, "0"), table);
     }
 
@@ -67,7 +79,13 @@ final class StateParameters {
                         + (e.getValue().eventTime() == TaskState.PartitionState.NO_TIME ? ""
                                 : "\t" + e.getValue().eventTime())));
         ParameterLines.put(params, OFFSETS, lines);
-        DurableFormat.TASK_STATE.stamp(params);
+        List<String> holds = new ArrayList<>();
+        for (TaskState.Hold hold : state.holds()) {
+            holds.add(hold.table() + "\t" + hold.partition() + "\t" + hold.compaction() + "\t"
+                    + (hold.location() == null ? "" : hold.location()));
+        }
+        ParameterLines.put(params, HOLDS, holds);
+        DurableFormat.TASK_STATE.stamp(params, holds.isEmpty() ? DurableFormat.CURRENT : WITH_HOLDS);
         putOrRemove(params, OWNER, state.owner());
         putOrRemove(params, LAST_BATCH, state.lastBatch());
         putOrRemove(params, INTENT, state.intent() == null ? null

@@ -1,8 +1,10 @@
 package io.hivesink.commit;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.TopicPartition;
@@ -14,9 +16,10 @@ import org.apache.kafka.common.TopicPartition;
  * @param owner the task instance that claimed these partitions last; another instance of the same task is a zombie
  * @param intent the batch whose intent is durable but which may not be marked complete yet, or null
  * @param lastBatch the last batch this state saw complete, or null
+ * @param holds compactions' holds on partitions of the tables (in no order; one per table and partition)
  */
 public record TaskState(String owner, Map<TopicPartition, PartitionState> partitions, Intent intent,
-        String lastBatch) {
+        String lastBatch, List<Hold> holds) {
 
     /**
      * A Kafka partition's committed position ({@link #NONE} before the first commit), whether this task still owns
@@ -40,7 +43,25 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
     public record Intent(String batchId, String manifestPath) {
     }
 
-    public static final TaskState EMPTY = new TaskState(null, Map.of(), null, null);
+    /**
+     * A compaction's hold on a partition of a table ({@code docs/compaction.md}, steps 4 and 9): while
+     * {@code location} is null, a batch that lands in the partition is not committed; once the compaction has
+     * swapped the partition's location, {@code location} is where batches land from then on.
+     *
+     * @param partition the partition's path under the table ({@code day=2026-11-29}), empty if unpartitioned
+     */
+    public record Hold(String table, String partition, String compaction, String location) {
+
+        public boolean released() {
+            return location != null;
+        }
+
+        boolean on(String otherTable, String otherPartition) {
+            return table.equals(otherTable) && partition.equals(otherPartition);
+        }
+    }
+
+    public static final TaskState EMPTY = new TaskState(null, Map.of(), null, null, List.of());
 
     /** The order partitions are written in wherever they are listed: by topic, then partition number. */
     public static final Comparator<TopicPartition> PARTITION_ORDER =
@@ -48,6 +69,40 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
 
     public TaskState {
         partitions = Map.copyOf(partitions);
+        holds = List.copyOf(holds);
+    }
+
+    public TaskState(String owner, Map<TopicPartition, PartitionState> partitions, Intent intent, String lastBatch) {
+        this(owner, partitions, intent, lastBatch, List.of());
+    }
+
+    /** The hold on a table's partition, or null. */
+    public Hold holdOn(String table, String partition) {
+        for (Hold hold : holds) {
+            if (hold.on(table, partition)) {
+                return hold;
+            }
+        }
+        return null;
+    }
+
+    /** With this hold in place of any other on its table and partition. */
+    public TaskState withHold(Hold hold) {
+        List<Hold> next = new ArrayList<>(holds.size() + 1);
+        for (Hold other : holds) {
+            if (!other.on(hold.table(), hold.partition())) {
+                next.add(other);
+            }
+        }
+        next.add(hold);
+        return new TaskState(owner, partitions, intent, lastBatch, next);
+    }
+
+    /** Without the compaction's hold on the table's partition (a hold of another compaction stays). */
+    public TaskState withoutHold(String table, String partition, String compaction) {
+        List<Hold> next = new ArrayList<>(holds);
+        next.removeIf(hold -> hold.on(table, partition) && hold.compaction().equals(compaction));
+        return next.size() == holds.size() ? this : new TaskState(owner, partitions, intent, lastBatch, next);
     }
 
     public boolean owns(TopicPartition tp) {
@@ -60,7 +115,7 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
     }
 
     public TaskState withIntent(Intent next) {
-        return new TaskState(owner, partitions, next, lastBatch);
+        return new TaskState(owner, partitions, next, lastBatch, holds);
     }
 
     /** The batch is complete: its offsets are committed and its intent is done; no event time is known of it. */
@@ -83,7 +138,7 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
             next.put(tp, new PartitionState(committed, old == null || old.owned(), time));
         });
         Intent remaining = intent != null && intent.batchId().equals(batchId) ? null : intent;
-        return new TaskState(owner, next, remaining, batchId);
+        return new TaskState(owner, next, remaining, batchId, holds);
     }
 
     /**
@@ -98,7 +153,7 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
                 next.put(tp, new PartitionState(old.nextOffset(), true, time));
             }
         }
-        return new TaskState(owner, next, intent, lastBatch);
+        return new TaskState(owner, next, intent, lastBatch, holds);
     }
 
     /** The batch's intent is given up: nothing of it landed, the committed offsets stay as they are. */
@@ -117,7 +172,7 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
             PartitionState old = next.get(tp);
             next.put(tp, new PartitionState(offset, old == null || old.owned()));
         });
-        return new TaskState(owner, next, intent, lastBatch);
+        return new TaskState(owner, next, intent, lastBatch, holds);
     }
 
     /** Marks the partitions as no longer owned here; their offsets stay, for the next owner to read. */
@@ -129,7 +184,7 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
                 next.put(tp, old.owned(false));
             }
         }
-        return new TaskState(owner, next, intent, lastBatch);
+        return new TaskState(owner, next, intent, lastBatch, holds);
     }
 
     /**
@@ -142,6 +197,6 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         for (TopicPartition tp : tps) {
             next.put(tp, new PartitionState(offsets.getOrDefault(tp, PartitionState.NONE), true));
         }
-        return new TaskState(newOwner, next, intent, lastBatch);
+        return new TaskState(newOwner, next, intent, lastBatch, holds);
     }
 }

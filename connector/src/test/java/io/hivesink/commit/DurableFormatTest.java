@@ -2,6 +2,7 @@ package io.hivesink.commit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.util.HashMap;
@@ -70,12 +71,34 @@ class DurableFormatTest {
         assertEquals(Map.of(TP, new TaskState.PartitionState(7L, true)),
                 StateParameters.decode(3, table(unversioned)).state().partitions(), "written before versions: read");
 
-        params.put("hive-sink.state.format", "2");
+        params.put("hive-sink.state.format", "3");
         ConnectException e = assertThrows(ConnectException.class, () -> StateParameters.decode(3, table(params)));
-        assertEquals("The task state of task 3 in table shop.hive_sink_state_conn_3 is in format version 2 "
-                + "(hive-sink.state.format), which this hive-sink release does not read: it reads version 1 only. "
+        assertEquals("The task state of task 3 in table shop.hive_sink_state_conn_3 is in format version 3 "
+                + "(hive-sink.state.format), which this hive-sink release does not read: it reads versions 1 to 2. "
                 + "A newer hive-sink release wrote it; run that release (or a newer one) again. hive-sink cannot go "
                 + "back to an older release while the metastore holds state in a newer format.", e.getMessage());
+    }
+
+    @Test
+    void aTaskStateWithHoldsIsOfALaterVersionThatOlderReleasesRefuse() {
+        TaskState.Hold held = new TaskState.Hold("orders", "day=2026-11-29", "compact-x-1", null);
+        TaskState.Hold moved = new TaskState.Hold("customers", "", "compact-x-2", "hdfs://nn/w/partitions_of_c/g");
+        TaskState state = TaskState.EMPTY.claimed("conn-t3-x", List.of(TP), Map.of(TP, 7L)).withHold(held)
+                .withHold(moved);
+        Map<String, String> params = new HashMap<>();
+        StateParameters.encode(state, params);
+        assertEquals("2", params.get("hive-sink.state.format"), "a release that ignores holds must not read it");
+        TaskState read = StateParameters.decode(3, table(params)).state();
+        assertEquals(state, read);
+        assertEquals(held, read.holdOn("orders", "day=2026-11-29"));
+        assertEquals(moved, read.holdOn("customers", ""));
+
+        // once its holds are released, the state is readable by the release before holds again
+        StateParameters.encode(read.withoutHold("orders", "day=2026-11-29", "compact-x-1")
+                .withoutHold("customers", "", "compact-x-2"), params);
+        assertEquals("1", params.get("hive-sink.state.format"));
+        assertEquals(List.of(), StateParameters.decode(3, table(params)).state().holds());
+        assertTrue(params.keySet().stream().noneMatch(k -> k.startsWith("hive-sink.holds")), params.toString());
     }
 
     @Test

@@ -38,6 +38,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import io.hivesink.batch.Batch;
 import io.hivesink.batch.BatchBuffer;
 import io.hivesink.metastore.InMemoryMetastore;
 import io.hivesink.task.TaskParts;
@@ -256,6 +257,40 @@ class ExactlyOnceCommitterTest {
         task.commit();
         assertEquals(expectedIds(List.of(EVENTS_0), 20), landedIds("events", metastore));
         assertEquals(20L, ledgerRows(metastore).stream().mapToLong(r -> (Long) r.get("record_count")).sum());
+    }
+
+    @Test
+    void aBatchLandingInAPartitionACompactionHoldsWaitsForTheHoldToGo() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 0, 4);
+        task.commit();
+
+        // a compaction writes its hold into the task's state, as another writer: the version moves on
+        Table state = metastore.tables.get("db.hive_sink_state_conn_0");
+        TaskState.Hold hold = new TaskState.Hold("events", "kind=a", "compact-c-1", null);
+        StateParameters.encode(StateParameters.decode(0, state).state().withHold(hold), state.getParameters());
+        bumpVersion(state);
+
+        task.feed(List.of(EVENTS_0), 4, 8);
+        Batch held = task.buffer.drain();
+        BatchHeldException e = assertThrows(BatchHeldException.class, () -> task.committer.commit(held));
+        assertTrue(e.getMessage().contains("lands in partition kind=a of table events, which compaction "
+                + "compact-c-1 holds"), e.getMessage());
+        assertEquals(expectedIds(List.of(EVENTS_0), 4), landedIds("events", metastore), "nothing of it landed");
+        assertTrue(stagedFiles().isEmpty(), "nothing of it is left staged: " + stagedFiles());
+        assertEquals(Map.of(EVENTS_0, 4L), task.committer.committedOffsets());
+        assertEquals(null, StateParameters.decode(0, state).state().intent(), "no intent of it is durable");
+
+        // the compaction gives the partition up: the same batch, tried again, lands
+        StateParameters.encode(StateParameters.decode(0, state).state()
+                .withoutHold("events", "kind=a", "compact-c-1"), state.getParameters());
+        bumpVersion(state);
+        task.committer.commit(held);
+        assertEquals(expectedIds(List.of(EVENTS_0), 8), landedIds("events", metastore));
+        assertEquals(Map.of(EVENTS_0, 8L), task.committer.committedOffsets());
     }
 
     @Test
