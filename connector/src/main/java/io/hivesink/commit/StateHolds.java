@@ -1,0 +1,111 @@
+package io.hivesink.commit;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+
+import io.hivesink.metastore.MetastoreException;
+
+/**
+ * A compaction's writes into the states of every task of the connector ({@code docs/compaction.md}, steps 3 and 8,
+ * and the undoing of a stuck one): its hold on a partition, the hold released with the partition's new location, or
+ * the hold removed. Each is the state's own conditional write (compare-and-set, or under the state's lock), made
+ * again on a re-read state when another writer changed it first, so a task's intent is ordered before or after the
+ * hold, never beside it. States are written lowest task first: two compactions of one partition meet in task 0's
+ * state, and the second gives up there before it holds anything else. A compaction that meets another's hold
+ * further on (a released hold its task's writers do not know yet) takes its own holds back and gives up too.
+ */
+public final class StateHolds {
+
+    private static final int MAX_CONFLICTS = OwnState.MAX_CONFLICTS;
+
+    private final StateTables states;
+
+    public StateHolds(StateTables states) {
+        this.states = states;
+    }
+
+    /**
+     * What step 3 found: whether the hold is in every state ({@code held} false: another compaction's hold on the
+     * partition was there, and this one wrote nothing), and per task the batch whose intent the state held as the
+     * hold was written, if any: batches that may land in the partition before it can be listed the last time.
+     */
+    public record Held(boolean held, Map<Integer, TaskState.Intent> intents) {
+    }
+
+    /**
+     * Step 3: writes the hold into every task's state, lowest task first.
+     *
+     * @throws MetastoreException if a state kept changing under the writes
+     */
+    public Held hold(TaskState.Hold hold) {
+        Map<Integer, TaskState.Intent> intents = new TreeMap<>();
+        for (int task : states.readAll().keySet()) {
+            boolean[] taken = {false};
+            StateTables.Stored written = change(task, state -> {
+                TaskState.Hold other = state.holdOn(hold.table(), hold.partition());
+                if (other != null && !other.compaction().equals(hold.compaction())) {
+                    taken[0] = true; // another compaction's, held or released and not yet known to its task
+                    return null;
+                }
+                return other == null ? state.withHold(hold) : state;
+            });
+            if (taken[0]) {
+                // met in a lower task's state by the other compaction's writes, or a released hold of an earlier
+                // one that this task's writers do not know yet: nothing of this one stays
+                remove(hold.table(), hold.partition(), hold.compaction());
+                return new Held(false, Map.of());
+            }
+            if (written.state().intent() != null) {
+                intents.put(task, written.state().intent());
+            }
+        }
+        return new Held(true, intents);
+    }
+
+    /** Step 8: every state's hold of the compaction on the partition becomes released, naming its new location. */
+    public void release(TaskState.Hold released) {
+        if (!released.released()) {
+            throw new IllegalArgumentException("A released hold names the partition's new location");
+        }
+        for (int task : states.readAll().keySet()) {
+            change(task, state -> {
+                TaskState.Hold hold = state.holdOn(released.table(), released.partition());
+                boolean ours = hold != null && hold.compaction().equals(released.compaction());
+                return ours && !hold.released() ? state.withHold(released) : state;
+            });
+        }
+    }
+
+    /** Undoing a compaction: its holds that are not released go from every state. */
+    public void remove(String table, String partition, String compaction) {
+        for (int task : states.readAll().keySet()) {
+            change(task, state -> {
+                TaskState.Hold hold = state.holdOn(table, partition);
+                return hold != null && !hold.released() ? state.withoutHold(table, partition, compaction) : state;
+            });
+        }
+    }
+
+    /**
+     * Applies a change to a task's state by its conditional write, on a re-read state after a conflict; a change
+     * that returns the state unchanged writes nothing, and one that returns null gives up.
+     *
+     * @return the state as written or found, or null if the change gave up
+     */
+    private StateTables.Stored change(int task, UnaryOperator<TaskState> change) {
+        for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
+            StateTables.Stored current = states.read(task);
+            TaskState next = change.apply(current.state());
+            if (next == null || next.equals(current.state())) {
+                return next == null ? null : current;
+            }
+            StateTables.Stored written = states.write(current, next);
+            if (written != null) {
+                return written;
+            }
+        }
+        throw new MetastoreException("The state of task " + task + " kept changing while a compaction wrote its "
+                + "hold into it: tried " + MAX_CONFLICTS + " times", null);
+    }
+}
