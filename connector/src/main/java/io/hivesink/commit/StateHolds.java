@@ -63,6 +63,11 @@ public final class StateHolds {
         return new Held(true, intents);
     }
 
+    /** The batch whose intent a task's state holds now, if any: step 4 waits until a noted one is gone. */
+    public TaskState.Intent intentOf(int task) {
+        return states.read(task).state().intent();
+    }
+
     /** Step 8: every state's hold of the compaction on the partition becomes released, naming its new location. */
     public void release(TaskState.Hold released) {
         if (!released.released()) {

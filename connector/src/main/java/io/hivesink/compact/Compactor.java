@@ -1,0 +1,198 @@
+package io.hivesink.compact;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.commit.Manifest;
+import io.hivesink.commit.StateHolds;
+import io.hivesink.commit.TaskState;
+import io.hivesink.metastore.Metastore;
+
+/**
+ * The compaction protocol of one partition, steps 2 to 8 of {@code docs/compaction.md}, readable top to bottom:
+ * merge, hold, wait, late arrivals, decide, swap, release. Retiring the old directory (step 9) is its caller's, a
+ * retention later. Every step after the merge can be made again by whoever finds the compaction: its holds are its
+ * intent, and its row in the compaction log decides it.
+ */
+public final class Compactor {
+
+    private static final Logger log = LoggerFactory.getLogger(Compactor.class);
+    /** How often step 4 looks again at the batches it waits for. */
+    static final long WAIT_STEP_MS = 500;
+
+    private final Metastore metastore;
+    private final String database;
+    private final FileSystem fs;
+    private final StateHolds holds;
+    private final CompactionLog compactionLog;
+    private final LongSupplier clock;
+    private final Sleeper sleeper;
+    private final long holdMaxMs;
+
+    /** Waits between looks at the batches a hold waits for; tests step time. */
+    public interface Sleeper {
+        void sleep(long ms) throws InterruptedException;
+    }
+
+    public Compactor(Metastore metastore, String database, FileSystem fs, StateHolds holds,
+            CompactionLog compactionLog, LongSupplier clock, Sleeper sleeper, long holdMaxMs) {
+        this.metastore = metastore;
+        this.database = database;
+        this.fs = fs;
+        this.holds = holds;
+        this.compactionLog = compactionLog;
+        this.clock = clock;
+        this.sleeper = sleeper;
+        this.holdMaxMs = holdMaxMs;
+    }
+
+    /** A partition to compact, and what compacts it. */
+    public record Target(String connector, int task, String table, String partition, Path current, Path next,
+            String compaction, MergeStep merge) {
+    }
+
+    /** How a compaction ended. */
+    public enum Ended {
+        /** The partition's location is the new generation. */
+        SWAPPED,
+        /** Not worth it, or not the connector's alone: nothing written. */
+        SKIPPED,
+        /** Another compaction holds the partition: nothing left behind. */
+        BUSY,
+        /** Its batches in flight did not land in time, or a finder undid it: nothing left behind. */
+        UNDONE
+    }
+
+    /** Compacts the partition, step by step; returns how it ended. */
+    public Ended compact(Target target) throws IOException, InterruptedException {
+        // 2. Merge: the next generation written beside the current one, invisible
+        MergeStep.Result merged = target.merge().run(target.current(), target.next(), target.compaction());
+        if (merged.skipped() != null) {
+            log.debug("Partition {} of {} is not compacted: {}", target.partition(), target.table(),
+                    merged.skipped());
+            return Ended.SKIPPED;
+        }
+        // 3. Hold: the partition in every task's state; batches already on their way are noted
+        TaskState.Hold hold = new TaskState.Hold(target.table(), target.partition(), target.compaction(), null);
+        StateHolds.Held held = holds.hold(hold);
+        if (!held.held()) {
+            fs.delete(target.next(), true);
+            return Ended.BUSY;
+        }
+        // 4. Wait for those of them that land in the partition
+        if (!waitForBatchesInFlight(target, held.intents())) {
+            if (compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
+                undo(target);
+                return Ended.UNDONE;
+            }
+        }
+        // 5. Late arrivals: what landed since the listing goes into the next generation as it is
+        Set<String> listed = new HashSet<>();
+        merged.snapshot().files().forEach(file -> listed.add(file.getPath().getName()));
+        for (FileStatus file : PartitionFiles.list(fs, target.current()).files()) {
+            if (!listed.contains(file.getPath().getName())) {
+                target.merge().copy(file.getPath(), target.next());
+            }
+        }
+        // 6. Decide: the compaction's rows in the log, by the one add that decides it
+        if (compactionLog.finish(target.compaction(), List.of(row(target, merged))) != CompactionLog.Outcome.FINISHED) {
+            undo(target);
+            return Ended.UNDONE;
+        }
+        // 7. Swap, 8. release: from whoever finds the compaction decided, too
+        finish(target.table(), target.partition(), target.compaction(), target.next());
+        return Ended.SWAPPED;
+    }
+
+    /** Steps 7 and 8 of a compaction decided finished: the partition's location swapped, its holds released. */
+    public void finish(String table, String partition, String compaction, Path next) {
+        List<Partition> found = metastore.partitionsByNames(database, table, List.of(partition));
+        if (found.isEmpty()) {
+            throw new IllegalStateException("Partition " + partition + " of " + database + "." + table
+                    + " is gone: compaction " + compaction + " cannot swap its location");
+        }
+        Partition swapped = found.get(0).deepCopy();
+        swapped.getSd().setLocation(next.toString());
+        metastore.alterPartitions(database, table, List.of(swapped));
+        holds.release(new TaskState.Hold(table, partition, compaction, next.toString()));
+    }
+
+    private boolean waitForBatchesInFlight(Target target, Map<Integer, TaskState.Intent> intents)
+            throws InterruptedException {
+        List<Map.Entry<Integer, TaskState.Intent>> waiting = new ArrayList<>();
+        for (Map.Entry<Integer, TaskState.Intent> intent : intents.entrySet()) {
+            if (landsIn(intent.getValue(), target)) {
+                waiting.add(intent);
+            }
+        }
+        long until = clock.getAsLong() + holdMaxMs;
+        while (!waiting.isEmpty()) {
+            waiting.removeIf(e -> !e.getValue().equals(holds.intentOf(e.getKey())));
+            if (waiting.isEmpty()) {
+                return true;
+            }
+            if (clock.getAsLong() >= until) {
+                log.warn("Compaction {} of partition {} of {} is undone: batches {} that land in it were not "
+                        + "committed within {} ms (compaction.hold.max.ms)", target.compaction(), target.partition(),
+                        target.table(), waiting.stream().map(e -> e.getValue().batchId()).toList(), holdMaxMs);
+                return false;
+            }
+            sleeper.sleep(WAIT_STEP_MS);
+        }
+        return true;
+    }
+
+    /** Whether a batch's manifest moves a file into the partition's current directory; gone, it has landed. */
+    private boolean landsIn(TaskState.Intent intent, Target target) {
+        Manifest manifest;
+        try {
+            manifest = Manifest.read(fs, new Path(intent.manifestPath()));
+        } catch (java.io.FileNotFoundException e) {
+            return false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the manifest of batch " + intent.batchId(), e);
+        }
+        String current = target.current().toUri().getPath();
+        return manifest.files().stream().anyMatch(file -> file.table().equals(target.table())
+                && file.target().getParent().toUri().getPath().equals(current));
+    }
+
+    private void undo(Target target) throws IOException {
+        holds.remove(target.table(), target.partition(), target.compaction());
+        fs.delete(target.next(), true);
+    }
+
+    private CompactionLog.Row row(Target target, MergeStep.Result merged) {
+        List<String> files = new ArrayList<>();
+        List<String> batches = new ArrayList<>();
+        List<String> outputs = new ArrayList<>();
+        long records = 0;
+        long after = 0;
+        for (MergeStep.MergedFile file : merged.merged()) {
+            files.addAll(file.sources());
+            file.sources().forEach(name -> batches.add(io.hivesink.table.DataFileName.batchOf(name).orElse(name)));
+            outputs.add(file.path().getName());
+            records += file.records();
+            after += file.bytes();
+        }
+        Set<String> replaced = new HashSet<>(files);
+        long before = merged.snapshot().files().stream().filter(f -> replaced.contains(f.getPath().getName()))
+                .mapToLong(FileStatus::getLen).sum();
+        return new CompactionLog.Row(target.connector(), target.task(), target.table(), target.partition(),
+                target.current().toString(), target.next().toString(), files, batches, outputs, records, before,
+                after, clock.getAsLong());
+    }
+}

@@ -1,0 +1,206 @@
+package io.hivesink.compact;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.file.DataFileStream;
+import org.apache.avro.file.DataFileWriter;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.hivesink.commit.Fencing;
+import io.hivesink.commit.Manifest;
+import io.hivesink.commit.StateHolds;
+import io.hivesink.commit.StateTables;
+import io.hivesink.commit.TaskState;
+import io.hivesink.config.TableConfig;
+import io.hivesink.metastore.HiveTable;
+import io.hivesink.metastore.HiveTables;
+import io.hivesink.metastore.InMemoryMetastore;
+import io.hivesink.table.DataFileName;
+import io.hivesink.table.PartitionSpec;
+import io.hivesink.table.PartitionValues;
+
+/** One partition's compaction, steps 2 to 8, on the in-memory metastore and a local filesystem. */
+class CompactorTest {
+
+    private static final Schema SCHEMA = SchemaBuilder.record("orders").fields().requiredLong("id").endRecord();
+    private static final String DAY = "day=2026-11-29";
+
+    @TempDir
+    java.nio.file.Path dir;
+    private InMemoryMetastore metastore;
+    private FileSystem fs;
+    private StateTables states;
+    private CompactionLog compactionLog;
+    private Path current;
+    private Path next;
+    private final AtomicLong now = new AtomicLong(1_000_000);
+    private Runnable onSleep = () -> { };
+
+    @BeforeEach
+    void setUp() throws IOException {
+        metastore = new InMemoryMetastore();
+        fs = FileSystem.getLocal(new Configuration()).getRaw();
+        HiveTables tables = new HiveTables(metastore, "db", dir.toUri().toString(),
+                table -> TableConfig.of(Map.of(), null));
+        HiveTable orders = tables.ensureTable("orders", SCHEMA, new PartitionSpec(List.of("day"), List.of("string")));
+        Path partitions = new Path(new Path(orders.location()).getParent(), "partitions_of_orders/" + DAY);
+        current = new Path(partitions, "0");
+        next = new Path(partitions, "compact-c-1");
+        Partition partition = tables.partition(orders, new PartitionValues(List.of("day"), List.of("2026-11-29")));
+        partition.getSd().setLocation(current.toString());
+        metastore.addPartitions(List.of(partition));
+        states = new StateTables(metastore, "hive_sink", new StateTables.Deployment("conn", "conn", "db"),
+                dir.toUri() + "/s", "conn-t0-c", 60_000);
+        states.use(Fencing.COMPARE_AND_SET);
+        metastore.createDatabase("hive_sink", dir.toUri() + "/hive_sink");
+        states.readOrCreate(0);
+        states.readOrCreate(1);
+        compactionLog = new CompactionLog(tables, metastore, fs, "hive_sink_compactions");
+        for (int batch = 1; batch <= 4; batch++) {
+            landed("conn-t0-a-" + batch, batch * 10L, 1_000L * batch);
+        }
+    }
+
+    /** A batch's file in the current directory: ids {@code from} to {@code from + 9}. */
+    private void landed(String batch, long from, long time) throws IOException {
+        Path path = new Path(current, DataFileName.of(batch, 1, ".avro"));
+        try (OutputStream out = fs.create(path);
+                DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(SCHEMA))) {
+            writer.create(SCHEMA, out);
+            for (long id = from; id < from + 10; id++) {
+                GenericRecord record = new GenericData.Record(SCHEMA);
+                record.put("id", id);
+                writer.append(record);
+            }
+        }
+        fs.setTimes(path, time, -1);
+    }
+
+    private Compactor compactor() {
+        return new Compactor(metastore, "db", fs, new StateHolds(states), compactionLog, now::get, ms -> {
+            now.addAndGet(ms);
+            onSleep.run();
+        }, 10_000);
+    }
+
+    private Compactor.Target target() {
+        return new Compactor.Target("conn", 0, "orders", DAY, current, next, "compact-c-1",
+                new MergeStep(fs, new AvroFileMerger(), ".avro", 1 << 20, 3));
+    }
+
+    private String location() {
+        return metastore.getPartition("db", "orders", List.of("2026-11-29")).orElseThrow().getSd().getLocation();
+    }
+
+    private List<Long> ids(Path directory) throws IOException {
+        List<Long> ids = new ArrayList<>();
+        for (FileStatus file : fs.listStatus(directory)) {
+            try (DataFileStream<GenericRecord> in = new DataFileStream<>(fs.open(file.getPath()),
+                    new GenericDatumReader<>())) {
+                in.forEach(r -> ids.add((Long) r.get("id")));
+            }
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    private static List<Long> range(long from, long to) {
+        List<Long> ids = new ArrayList<>();
+        for (long id = from; id < to; id++) {
+            ids.add(id);
+        }
+        return ids;
+    }
+
+    /** Task 1 has a batch in flight whose manifest moves a file into the current directory. */
+    private TaskState.Intent batchInFlight() throws IOException {
+        Path manifest = new Path(dir.toUri() + "/s/conn-t1-b-5/_manifest.avro");
+        Path staged = new Path(dir.toUri() + "/s/conn-t1-b-5/part-conn-t1-b-5-00001.avro");
+        new Manifest("conn-t1-b-5", List.of(new Manifest.StagedFile("orders", List.of("2026-11-29"), staged,
+                new Path(current, "part-conn-t1-b-5-00001.avro"))),
+                new Manifest.StagedFile("hive_sink_ledger", List.of("conn-t1-b-5"), staged, staged),
+                Map.of(new TopicPartition("orders", 1), 50L)).write(fs, manifest);
+        TaskState.Intent intent = new TaskState.Intent("conn-t1-b-5", manifest.toString());
+        StateTables.Stored task1 = states.read(1);
+        states.write(task1, task1.state().withIntent(intent));
+        return intent;
+    }
+
+    @Test
+    void swapsThePartitionToTheMergedGenerationAndReleasesItsHolds() throws Exception {
+        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+
+        assertEquals(next.toString(), location());
+        assertEquals(range(10, 50), ids(next));
+        assertEquals(1, fs.listStatus(next).length, "one merged file");
+        assertEquals(range(10, 50), ids(current), "the current generation stays, for queries under way");
+        assertEquals(Optional.of(CompactionLog.Outcome.FINISHED), compactionLog.outcome("compact-c-1"));
+        for (int task = 0; task < 2; task++) {
+            assertEquals(List.of(new TaskState.Hold("orders", DAY, "compact-c-1", next.toString())),
+                    states.read(task).state().holds(), "task " + task);
+        }
+    }
+
+    @Test
+    void waitsForABatchOnItsWayAndTakesItsFileIn() throws Exception {
+        batchInFlight();
+        onSleep = () -> { // the batch lands: its file moved in, its intent gone
+            try {
+                landed("conn-t1-b-5", 50, 9_000);
+                StateTables.Stored task1 = states.read(1);
+                states.write(task1, task1.state().withIntent(null));
+                onSleep = () -> { };
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+        assertEquals(range(10, 60), ids(next), "the late batch's records, once");
+        assertTrue(fs.exists(new Path(next, "part-conn-t1-b-5-00001.avro")), "under its own name");
+    }
+
+    @Test
+    void aBatchThatDoesNotLandInTimeUndoesTheCompaction() throws Exception {
+        batchInFlight();
+        assertEquals(Compactor.Ended.UNDONE, compactor().compact(target()));
+        assertEquals(current.toString(), location());
+        assertFalse(fs.exists(next));
+        assertEquals(Optional.of(CompactionLog.Outcome.UNDONE), compactionLog.outcome("compact-c-1"));
+        for (int task = 0; task < 2; task++) {
+            assertEquals(List.of(), states.read(task).state().holds(), "task " + task);
+        }
+    }
+
+    @Test
+    void aCompactionAFinderUndidFirstLeavesNothing() throws Exception {
+        compactionLog.undo("compact-c-1");
+        assertEquals(Compactor.Ended.UNDONE, compactor().compact(target()));
+        assertEquals(current.toString(), location());
+        assertFalse(fs.exists(next));
+        assertEquals(List.of(), states.read(0).state().holds());
+    }
+}
