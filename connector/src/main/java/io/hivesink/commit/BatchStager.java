@@ -34,9 +34,11 @@ final class BatchStager {
     private final FaultInjector faults;
     private final TaskRun run;
     private final LongSupplier clock;
+    private final PartitionLocations locations;
 
     BatchStager(StagingArea staging, Function<String, TableFileWriter> writers, Ledger ledger, FaultInjector faults,
-            TaskRun run, LongSupplier clock) {
+            TaskRun run, LongSupplier clock, PartitionLocations locations) {
+        this.locations = locations;
         this.staging = staging;
         this.writers = writers;
         this.ledger = ledger;
@@ -73,7 +75,9 @@ final class BatchStager {
                 int n = fileNumbers.merge(group.table(), 1, Integer::sum);
                 TableFileWriter writer = writers.apply(group.table());
                 String fileName = DataFileName.of(batch.id(), n, writer.extension());
-                files.add(stagedFile(batch.id(), tablesByName.get(group.table()), group.partition(), fileName));
+                HiveTable table = tablesByName.get(group.table());
+                files.add(stagedFile(batch.id(), table, group.partition(), fileName,
+                        locations.dirOf(table, group.partition())));
                 Manifest.StagedFile file = files.get(files.size() - 1);
                 bytes += staging.write(file.staged(), file.target(),
                         out -> writer.write(group.layout().avroSchema(),
@@ -82,8 +86,9 @@ final class BatchStager {
                     faults.reached(FaultPoint.SOME_STAGED);
                 }
             }
-            Manifest.StagedFile ledgerFile = stagedFile(batch.id(), ledger.table(), ledger.partitionOf(batch.id()),
-                    Ledger.fileName(batch.id()));
+            PartitionValues ledgerPartition = ledger.partitionOf(batch.id());
+            Manifest.StagedFile ledgerFile = stagedFile(batch.id(), ledger.table(), ledgerPartition,
+                    Ledger.fileName(batch.id()), new Path(ledger.table().location(), ledgerPartition.path()));
             staging.write(ledgerFile.staged(), ledgerFile.target(),
                     out -> ledger.writeRows(batch, run.connector(), run.task(), commitTime, out));
             faults.reached(FaultPoint.ALL_STAGED);
@@ -96,10 +101,8 @@ final class BatchStager {
     }
 
     private Manifest.StagedFile stagedFile(String batchId, HiveTable table, PartitionValues partition,
-            String fileName) {
+            String fileName, Path targetDir) {
         String partitionPath = partition.path();
-        Path targetDir = partitionPath.isEmpty() ? new Path(table.location())
-                : new Path(table.location(), partitionPath);
         return new Manifest.StagedFile(table.name(), partition.values(),
                 staging.stagedPath(batchId, table.name(), partitionPath, fileName), new Path(targetDir, fileName));
     }

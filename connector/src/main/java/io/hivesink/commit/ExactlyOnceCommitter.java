@@ -70,6 +70,7 @@ public final class ExactlyOnceCommitter {
     private final AssignmentClaims claims;
     private final AbandonedStaging abandoned;
     private final LongSupplier clock;
+    private final PartitionLocations locations;
     /** Batches done or given up whose staging directory is still to be removed ({@link #clean}). */
     private final Set<String> leftStaged = ConcurrentHashMap.newKeySet();
     /** Batches whose commit is under way now: their staging is in use. */
@@ -87,7 +88,8 @@ public final class ExactlyOnceCommitter {
         this.faults = faults;
         this.run = run;
         this.clock = clock;
-        this.stager = new BatchStager(staging, writers, ledger, faults, run, clock);
+        this.locations = new PartitionLocations(tables);
+        this.stager = new BatchStager(staging, writers, ledger, faults, run, clock, locations);
         this.finisher = new BatchFinisher(tables, staging, ledger, faults);
         this.own = new OwnState(states, run);
         this.abandoned = new AbandonedStaging(staging, run.instance(), committing::contains, System::nanoTime);
@@ -247,6 +249,8 @@ public final class ExactlyOnceCommitter {
         PhaseTimer timer = new PhaseTimer();
         Map<String, HiveTable> tablesByName = tablesOf(batch);
         long tablesMs = timer.lapMs();
+        locations.absorb(own.stored().state());
+        locations.resolve(batch, tablesByName);
         BatchStager.Staged staged = stager.stage(batch, tablesByName);
         long stagingMs = timer.lapMs();
         recordIntent(batch, staged);
@@ -305,8 +309,11 @@ public final class ExactlyOnceCommitter {
                             + "the state of " + run + "; it is finished before batch " + batch.id(), null);
                 }
                 SequenceCheck.require(batch, state, run);
+                locations.absorb(state); // a refused batch is staged again where its partitions moved
                 HoldCheck.require(batch.id(), landings, state);
-                return state.withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
+                // released holds are known to this run now: they go; a later run reads the moves from the metastore
+                return state.withoutReleasedHolds()
+                        .withIntent(new TaskState.Intent(batch.id(), manifestPath.toString()));
             }, batch.nextOffsets().keySet());
         } catch (TaskFencedException | PartitionsTakenException | BatchOutOfSequenceException
                 | BatchHeldException e) {

@@ -98,6 +98,13 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
         return new TaskState(owner, partitions, intent, lastBatch, next);
     }
 
+    /** Without the released holds: those a run of this task has taken in, and that only this task removes. */
+    public TaskState withoutReleasedHolds() {
+        List<Hold> next = new ArrayList<>(holds);
+        next.removeIf(Hold::released);
+        return next.size() == holds.size() ? this : new TaskState(owner, partitions, intent, lastBatch, next);
+    }
+
     /** Without the compaction's hold on the table's partition (a hold of another compaction stays). */
     public TaskState withoutHold(String table, String partition, String compaction) {
         List<Hold> next = new ArrayList<>(holds);

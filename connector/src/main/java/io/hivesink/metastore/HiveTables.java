@@ -75,6 +75,16 @@ public final class HiveTables {
         return database;
     }
 
+    /** The registered locations of those of the table's partitions ({@code a=1/b=x}) that exist, by name. */
+    public Map<String, String> locationsOf(HiveTable table, List<String> names) {
+        Map<String, String> locations = new HashMap<>();
+        for (Partition partition : metastore.partitionsByNames(database, table.name(), names)) {
+            locations.put(new PartitionValues(table.partitionSpec().names(), partition.getValues()).path(),
+                    partition.getSd().getLocation());
+        }
+        return locations;
+    }
+
     /** Evolves tables under their metastore lock from now on, on a metastore that does not check compare-and-set. */
     public synchronized void evolveUnderLocks(TableGuard guard) {
         this.lockGuard = guard;

@@ -294,6 +294,56 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void aBatchLandsWhereACompactionMovedItsPartitionAndTheReleasedHoldGoes() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task task = new Task(metastore, 0, FaultInjector.NONE);
+        task.committer.start(Fencing.AUTO);
+        task.committer.claim(List.of(EVENTS_0));
+        task.feed(List.of(EVENTS_0), 0, 4);
+        task.commit();
+
+        // a compaction swapped kind=a to a directory outside the table, then released its hold with it
+        Path moved = dir.resolve("warehouse/db.db/partitions_of_events/kind=a/compact-c-1");
+        Files.createDirectories(moved);
+        Partition partition = metastore.getPartition("db", "events", List.of("a")).orElseThrow();
+        try (var files = Files.list(Path.of(java.net.URI.create(partition.getSd().getLocation())))) {
+            for (Path file : files.toList()) {
+                Files.copy(file, moved.resolve(file.getFileName()));
+            }
+        }
+        partition.getSd().setLocation(moved.toUri().toString());
+        metastore.alterPartitions("db", "events", List.of(partition));
+        Table state = metastore.tables.get("db.hive_sink_state_conn_0");
+        TaskState.Hold released = new TaskState.Hold("events", "kind=a", "compact-c-1", moved.toUri().toString());
+        StateParameters.encode(StateParameters.decode(0, state).state().withHold(released), state.getParameters());
+        bumpVersion(state);
+
+        // staged where the run knew the partition, the batch is refused at its intent, then staged again there
+        task.feed(List.of(EVENTS_0), 4, 8);
+        Batch batch = task.buffer.drain();
+        BatchHeldException e = assertThrows(BatchHeldException.class, () -> task.committer.commit(batch));
+        assertTrue(e.getMessage().contains("compaction compact-c-1 moved partition kind=a of table events to "),
+                e.getMessage());
+        task.committer.commit(batch);
+        assertEquals(expectedIds(List.of(EVENTS_0), 8), landedIds("events", metastore), "every record once");
+        try (var files = Files.list(moved)) {
+            assertEquals(1 + 1, files.filter(f -> f.getFileName().toString().endsWith(".avro")).count(),
+                    "the files the compaction put there, and the new batch's");
+        }
+        assertEquals(List.of(), StateParameters.decode(0, metastore.tables.get("db.hive_sink_state_conn_0")).state()
+                .holds(), "taken in, the released hold goes");
+
+        // a new run of the task, which never saw the hold, learns the location from the metastore
+        Task next = new Task(metastore, 0, FaultInjector.NONE);
+        next.committer.start(Fencing.AUTO);
+        next.committer.claim(List.of(EVENTS_0));
+        next.buffer.resumeAt(next.committer.committedOffsets());
+        next.feed(List.of(EVENTS_0), 8, 12);
+        next.commit();
+        assertEquals(expectedIds(List.of(EVENTS_0), 12), landedIds("events", metastore));
+    }
+
+    @Test
     void anotherTaskFinishesABatchWhoseOwnerDiedAfterItsIntent() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task dead = new Task(metastore, 0, at -> {
@@ -683,8 +733,8 @@ class ExactlyOnceCommitterTest {
     /** Every id in the table's registered partitions, sorted: a record landed twice shows up twice. */
     private List<Long> landedIds(String table, InMemoryMetastore metastore) throws IOException {
         List<Long> ids = new ArrayList<>();
-        for (String partition : metastore.partitionNames("db", table)) {
-            Path partitionDir = dir.resolve("warehouse/db.db/" + table + "/" + partition);
+        for (Partition registered : metastore.partitions.getOrDefault("db." + table, Map.of()).values()) {
+            Path partitionDir = Path.of(java.net.URI.create(registered.getSd().getLocation()));
             if (format.equals("parquet")) {
                 ids.addAll(parquetIds(partitionDir));
                 continue;
