@@ -54,7 +54,7 @@ final class HoldCheck {
                         + hold.compaction() + " holds while it swaps the partition's files; the batch is tried "
                         + "again, and committed once the compaction releases the partition (seconds)");
             }
-            if (!landing.dir().equals(new Path(hold.location()))) {
+            if (!landing.dir().toUri().getPath().equals(new Path(hold.location()).toUri().getPath())) {
                 throw new BatchHeldException("Batch " + batchId + " was staged for " + landing.dir() + ", but "
                         + "compaction " + hold.compaction() + " moved " + where + " to " + hold.location()
                         + "; the batch is staged again there");

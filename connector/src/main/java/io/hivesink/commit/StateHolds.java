@@ -1,6 +1,10 @@
 package io.hivesink.commit;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
@@ -40,27 +44,47 @@ public final class StateHolds {
      */
     public Held hold(TaskState.Hold hold) {
         Map<Integer, TaskState.Intent> intents = new TreeMap<>();
-        for (int task : states.readAll().keySet()) {
-            boolean[] taken = {false};
-            StateTables.Stored written = change(task, state -> {
-                TaskState.Hold other = state.holdOn(hold.table(), hold.partition());
-                if (other != null && !other.compaction().equals(hold.compaction())) {
-                    taken[0] = true; // another compaction's, held or released and not yet known to its task
-                    return null;
+        Set<Integer> held = new HashSet<>();
+        // the states as listed after each round: one made while the holds went in (tasks.max raised) is held too
+        for (List<Integer> round = List.copyOf(states.readAll().keySet()); !round.isEmpty();
+                round = newTasks(held)) {
+            for (int task : round) {
+                if (!holdOne(task, hold, intents)) {
+                    // met in a lower task's state by the other compaction's writes, or a released hold of an
+                    // earlier one that this task's writers do not know yet: nothing of this one stays
+                    remove(hold.table(), hold.partition(), hold.compaction());
+                    return new Held(false, Map.of());
                 }
-                return other == null ? state.withHold(hold) : state;
-            });
-            if (taken[0]) {
-                // met in a lower task's state by the other compaction's writes, or a released hold of an earlier
-                // one that this task's writers do not know yet: nothing of this one stays
-                remove(hold.table(), hold.partition(), hold.compaction());
-                return new Held(false, Map.of());
-            }
-            if (written.state().intent() != null) {
-                intents.put(task, written.state().intent());
+                held.add(task);
             }
         }
         return new Held(true, intents);
+    }
+
+    private List<Integer> newTasks(Set<Integer> held) {
+        List<Integer> tasks = new ArrayList<>(states.readAll().keySet());
+        tasks.removeAll(held);
+        return tasks;
+    }
+
+    /** Holds one task's state; false if another compaction's hold is there. */
+    private boolean holdOne(int task, TaskState.Hold hold, Map<Integer, TaskState.Intent> intents) {
+        boolean[] taken = {false};
+        StateTables.Stored written = change(task, state -> {
+            TaskState.Hold other = state.holdOn(hold.table(), hold.partition());
+            if (other != null && !other.compaction().equals(hold.compaction())) {
+                taken[0] = true; // another compaction's, held or released and not yet known to its task
+                return null;
+            }
+            return other == null ? state.withHold(hold) : state;
+        });
+        if (taken[0]) {
+            return false;
+        }
+        if (written.state().intent() != null) {
+            intents.put(task, written.state().intent());
+        }
+        return true;
     }
 
     /** The batch whose intent a task's state holds now, if any: step 4 waits until a noted one is gone. */

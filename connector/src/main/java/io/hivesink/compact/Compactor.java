@@ -32,6 +32,7 @@ public final class Compactor {
     private static final Logger log = LoggerFactory.getLogger(Compactor.class);
     /** How often step 4 looks again at the batches it waits for. */
     static final long WAIT_STEP_MS = 500;
+    private static final String SUCCESS_FILE = "_SUCCESS";
 
     private final Metastore metastore;
     private final String database;
@@ -92,6 +93,10 @@ public final class Compactor {
             fs.delete(target.next(), true);
             return Ended.BUSY;
         }
+        if (!sameDir(locationOf(target.table(), target.partition()), target.current())) {
+            undo(target); // moved meanwhile (another compaction's finder, a user): this listing is not its files
+            return Ended.BUSY;
+        }
         // 4. Wait for those of them that land in the partition
         if (!waitForBatchesInFlight(target, held.intents())) {
             if (compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
@@ -107,27 +112,54 @@ public final class Compactor {
                 target.merge().copy(file.getPath(), target.next());
             }
         }
+        Path success = new Path(target.current(), SUCCESS_FILE);
+        if (fs.exists(success)) { // the done marker's file, which schedulers wait on: it stays
+            fs.create(new Path(target.next(), SUCCESS_FILE), true).close();
+        }
         // 6. Decide: the compaction's rows in the log, by the one add that decides it
         if (compactionLog.finish(target.compaction(), List.of(row(target, merged))) != CompactionLog.Outcome.FINISHED) {
             undo(target);
             return Ended.UNDONE;
         }
         // 7. Swap, 8. release: from whoever finds the compaction decided, too
-        finish(target.table(), target.partition(), target.compaction(), target.next());
-        return Ended.SWAPPED;
+        return finish(target.table(), target.partition(), target.compaction(), target.current(), target.next())
+                ? Ended.SWAPPED : Ended.UNDONE;
     }
 
-    /** Steps 7 and 8 of a compaction decided finished: the partition's location swapped, its holds released. */
-    public void finish(String table, String partition, String compaction, Path next) {
+    /**
+     * Steps 7 and 8 of a compaction decided finished: the partition's location swapped from {@code current} (or
+     * found swapped already), its holds released. A partition gone (dropped since) or moved elsewhere is left as it
+     * is and its holds removed, so that no batch waits for them.
+     *
+     * @return whether the partition is at {@code next} now
+     */
+    public boolean finish(String table, String partition, String compaction, Path current, Path next) {
         List<Partition> found = metastore.partitionsByNames(database, table, List.of(partition));
-        if (found.isEmpty()) {
-            throw new IllegalStateException("Partition " + partition + " of " + database + "." + table
-                    + " is gone: compaction " + compaction + " cannot swap its location");
+        Path at = found.isEmpty() ? null : new Path(found.get(0).getSd().getLocation());
+        if (at == null || !(sameDir(at, current) || sameDir(at, next))) {
+            log.error("Compaction {} of partition {} of {}.{} is given up after its decision: the partition is {}; "
+                    + "its merged files in {} are not used", compaction, partition, database, table,
+                    at == null ? "gone" : "at " + at + ", not at " + current, next);
+            holds.remove(table, partition, compaction);
+            return false;
         }
-        Partition swapped = found.get(0).deepCopy();
-        swapped.getSd().setLocation(next.toString());
-        metastore.alterPartitions(database, table, List.of(swapped));
+        if (sameDir(at, current)) {
+            Partition swapped = found.get(0).deepCopy();
+            swapped.getSd().setLocation(next.toString());
+            metastore.alterPartitions(database, table, List.of(swapped));
+        }
         holds.release(new TaskState.Hold(table, partition, compaction, next.toString()));
+        return true;
+    }
+
+    private Path locationOf(String table, String partition) {
+        List<Partition> found = metastore.partitionsByNames(database, table, List.of(partition));
+        return found.isEmpty() ? null : new Path(found.get(0).getSd().getLocation());
+    }
+
+    /** Directories compared by their paths: a location the metastore qualified and one it did not are the same. */
+    static boolean sameDir(Path a, Path b) {
+        return a != null && b != null && a.toUri().getPath().equals(b.toUri().getPath());
     }
 
     private boolean waitForBatchesInFlight(Target target, Map<Integer, TaskState.Intent> intents)
@@ -165,9 +197,8 @@ public final class Compactor {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the manifest of batch " + intent.batchId(), e);
         }
-        String current = target.current().toUri().getPath();
         return manifest.files().stream().anyMatch(file -> file.table().equals(target.table())
-                && file.target().getParent().toUri().getPath().equals(current));
+                && sameDir(file.target().getParent(), target.current()));
     }
 
     private void undo(Target target) throws IOException {

@@ -22,8 +22,8 @@ import io.hivesink.table.DataFileName;
  * Step 2 of a compaction ({@code docs/compaction.md}): lists the partition's current directory, plans the merge and
  * writes the partition's next generation into a directory of its own, invisible to readers until the partition's
  * location is swapped to it: the merged files ({@code part-<compaction id>-<nnnnn>}), and a copy of every file left
- * as it is, under its own name. Every file is synced. Repeatable: a second run over the same listing writes the same
- * files again, replacing what a crash left.
+ * as it is, under its own name. Every file is synced. Repeatable: a run starts from an empty directory, so what an
+ * earlier run left (over another listing) never joins it.
  */
 public final class MergeStep {
 
@@ -89,6 +89,7 @@ public final class MergeStep {
         }
         Map<String, FileStatus> byName = new HashMap<>();
         snapshot.files().forEach(file -> byName.put(file.getPath().getName(), file));
+        fs.delete(next, true); // what a crashed run left: its listing may have been another
         fs.mkdirs(next);
         List<MergedFile> merged = new ArrayList<>(plan.size());
         Set<String> replaced = new HashSet<>();

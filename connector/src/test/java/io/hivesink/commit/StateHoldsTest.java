@@ -112,6 +112,26 @@ class StateHoldsTest {
                 "another partition is free");
     }
 
+    @ParameterizedTest
+    @EnumSource(value = Fencing.class, names = {"COMPARE_AND_SET", "LOCKS"})
+    void aTaskStartedWhileTheHoldsGoInIsHeldToo(Fencing fencing) {
+        StateHolds holds = holds(fencing);
+        boolean[] started = {false};
+        java.util.function.Consumer<Table> raise = stored -> { // tasks.max raised: task 3 starts meanwhile
+            if (!started[0] && stored.getTableName().endsWith("_1")) {
+                started[0] = true;
+                states.readOrCreate(3);
+            }
+        };
+        metastore.beforeConditionalWrite = raise;
+        beforeLock = raise;
+        assertTrue(holds.hold(HOLD).held());
+        assertTrue(started[0]);
+        for (int task : List.of(0, 1, 2, 3)) {
+            assertEquals(List.of(HOLD), state(task).holds(), "task " + task);
+        }
+    }
+
     /** Another writer's turn: the version moves on. */
     private static void bumpVersion(Table stored) {
         String version = stored.getParameters().get(StateTables.VERSION);

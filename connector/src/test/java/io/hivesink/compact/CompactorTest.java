@@ -118,7 +118,7 @@ class CompactorTest {
 
     private List<Long> ids(Path directory) throws IOException {
         List<Long> ids = new ArrayList<>();
-        for (FileStatus file : fs.listStatus(directory)) {
+        for (FileStatus file : fs.listStatus(directory, f -> !f.getName().startsWith("_"))) {
             try (DataFileStream<GenericRecord> in = new DataFileStream<>(fs.open(file.getPath()),
                     new GenericDatumReader<>())) {
                 in.forEach(r -> ids.add((Long) r.get("id")));
@@ -152,11 +152,13 @@ class CompactorTest {
 
     @Test
     void swapsThePartitionToTheMergedGenerationAndReleasesItsHolds() throws Exception {
+        fs.create(new Path(current, "_SUCCESS")).close();
         assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+        assertTrue(fs.exists(new Path(next, "_SUCCESS")), "the done marker's file stays for schedulers");
 
         assertEquals(next.toString(), location());
         assertEquals(range(10, 50), ids(next));
-        assertEquals(1, fs.listStatus(next).length, "one merged file");
+        assertEquals(1, fs.listStatus(next, f -> !f.getName().startsWith("_")).length, "one merged file");
         assertEquals(range(10, 50), ids(current), "the current generation stays, for queries under way");
         assertEquals(Optional.of(CompactionLog.Outcome.FINISHED), compactionLog.outcome("compact-c-1"));
         for (int task = 0; task < 2; task++) {
@@ -193,6 +195,32 @@ class CompactorTest {
         for (int task = 0; task < 2; task++) {
             assertEquals(List.of(), states.read(task).state().holds(), "task " + task);
         }
+    }
+
+    @Test
+    void aPartitionMovedOrDroppedUnderTheCompactionIsLeftAsItIsAndItsHoldsGo() throws Exception {
+        Compactor compactor = compactor();
+        // moved by someone else once held: this listing is not its files
+        Partition partition = metastore.getPartition("db", "orders", List.of("2026-11-29")).orElseThrow();
+        metastore.beforeConditionalWrite = stored -> {
+            if (stored.getTableName().endsWith("_1")) {
+                Partition elsewhere = new Partition(partition);
+                elsewhere.getSd().setLocation(dir.toUri() + "/elsewhere");
+                metastore.alterPartitions("db", "orders", List.of(elsewhere));
+            }
+        };
+        assertEquals(Compactor.Ended.BUSY, compactor.compact(target()));
+        assertFalse(fs.exists(next));
+        assertEquals(List.of(), states.read(0).state().holds());
+        assertEquals(List.of(), states.read(1).state().holds());
+
+        // dropped after its decision: a finder's finish gives it up and frees the batches the holds stopped
+        metastore.beforeConditionalWrite = stored -> { };
+        metastore.partitions.get("db.orders").clear();
+        new StateHolds(states).hold(new TaskState.Hold("orders", DAY, "compact-c-2", null));
+        assertFalse(compactor.finish("orders", DAY, "compact-c-2", current, next));
+        assertEquals(List.of(), states.read(0).state().holds());
+        assertEquals(List.of(), states.read(1).state().holds());
     }
 
     @Test

@@ -89,6 +89,7 @@ class MergeStepTest {
         landed("b-9", 2030, 10, 5_000, 0);
         fs.create(new Path(current, "_SUCCESS")).close();
         MergeStep step = new MergeStep(fs, new AvroFileMerger(), ".avro", 64 * 1024, 3);
+        fs.create(new Path(next, "part-compact-i-1-00002.avro")).close(); // left by a crashed run over another listing
 
         MergeStep.Result result = step.run(current, next, "compact-i-1");
 

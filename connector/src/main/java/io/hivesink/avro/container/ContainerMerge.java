@@ -5,15 +5,18 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Merges Avro object container files that share a writer's schema and a codec into one, by copying their blocks as
  * they are, compressed, in the order the files are given: no datum is decoded and nothing is compressed again, so a
  * merge costs about what reading and writing the bytes costs. The merged file has the first file's schema bytes,
  * codec and other metadata, and a sync marker of its own after each block, so readers split it as any container
- * file. Files whose schema or codec differ are not merged: the caller groups files by {@link #kindOf} first.
+ * file. Files whose schema, codec or other metadata differ are not merged: the caller groups files by
+ * {@link #kindOf} first.
  *
  * <p>Use: {@link #add} each source in order, then {@link #finish}. The stream is flushed, not closed.
  */
@@ -26,6 +29,7 @@ public final class ContainerMerge {
     private final byte[] head = new byte[2 * AvroLongs.MAX_SIZE];
     private byte[] schemaJson;
     private byte[] codec;
+    private Map<String, byte[]> metadata;
     private String first;
     private long records;
     private long bytes;
@@ -37,10 +41,16 @@ public final class ContainerMerge {
     }
 
     /**
-     * What files must share to be merged: the writer's schema and the codec, as a key to group them by.
+     * What files must share to be merged: the writer's schema, the codec and the other metadata (readers act on
+     * some of it: Hive converts timestamps by {@code writer.time.zone} and dates by {@code writer.proleptic}), as a
+     * key to group them by.
      */
     public static String kindOf(ContainerBlocks file) {
-        return file.codec() + '|' + new String(file.schemaJsonBytes(), StandardCharsets.UTF_8);
+        StringBuilder kind = new StringBuilder(file.codec()).append('|')
+                .append(new String(file.schemaJsonBytes(), StandardCharsets.UTF_8));
+        new TreeMap<>(file.metadata()).forEach((key, value) -> kind.append('|').append(key).append('=')
+                .append(Base64.getEncoder().encodeToString(value)));
+        return kind.toString();
     }
 
     /**
@@ -53,11 +63,11 @@ public final class ContainerMerge {
             schemaJson = source.schemaJsonBytes();
             codec = source.codecNameBytes();
             first = name;
-            Map<String, byte[]> metadata = new LinkedHashMap<>(source.metadata());
+            metadata = new LinkedHashMap<>(source.metadata());
             bytes += ContainerHeader.write(schemaJson, codec, metadata, sync, out);
         } else if (!Arrays.equals(schemaJson, source.schemaJsonBytes())
-                || !Arrays.equals(codec, source.codecNameBytes())) {
-            throw new IllegalArgumentException(name + " has another writer's schema or codec than " + first
+                || !Arrays.equals(codec, source.codecNameBytes()) || !sameMetadata(source.metadata())) {
+            throw new IllegalArgumentException(name + " has another writer's schema, codec or metadata than " + first
                     + ": files are merged only with files of the same kind");
         }
         while (source.next()) {
@@ -70,6 +80,18 @@ public final class ContainerMerge {
             records += source.blockCount();
             blocks++;
         }
+    }
+
+    private boolean sameMetadata(Map<String, byte[]> other) {
+        if (other.size() != metadata.size()) {
+            return false;
+        }
+        for (Map.Entry<String, byte[]> entry : other.entrySet()) {
+            if (!Arrays.equals(entry.getValue(), metadata.get(entry.getKey()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Flushes the merged file; returns what it holds. */

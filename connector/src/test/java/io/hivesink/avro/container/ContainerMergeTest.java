@@ -35,10 +35,18 @@ class ContainerMergeTest {
 
     /** Avro's writer makes the sources: records {@code from} to {@code from + count - 1}, blocks of 10. */
     private static byte[] source(Schema schema, CodecFactory codec, long from, int count) throws IOException {
+        return source(schema, codec, from, count, "UTC");
+    }
+
+    private static byte[] source(Schema schema, CodecFactory codec, long from, int count, String zone)
+            throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(schema))) {
             writer.setCodec(codec);
             writer.setMeta("hive-sink.writer", "test");
+            if (zone != null) {
+                writer.setMeta("writer.time.zone", zone);
+            }
             writer.create(schema, bytes);
             for (long id = from; id < from + count; id++) {
                 GenericRecord record = new GenericData.Record(schema);
@@ -125,11 +133,18 @@ class ContainerMergeTest {
         try (ContainerBlocks evolved = blocks(source(EVOLVED, CodecFactory.snappyCodec(), 3, 3), "evolved");
                 ContainerBlocks deflated = blocks(source(SCHEMA, CodecFactory.deflateCodec(6), 3, 3), "deflated")) {
             assertTrue(assertThrows(IllegalArgumentException.class, () -> merge.add(evolved, "evolved"))
-                    .getMessage().contains("evolved has another writer's schema or codec than first"));
+                    .getMessage().contains("evolved has another writer's schema, codec or metadata than first"));
             assertThrows(IllegalArgumentException.class, () -> merge.add(deflated, "deflated"));
             String kind = ContainerMerge.kindOf(blocks(source(SCHEMA, CodecFactory.snappyCodec(), 0, 1), "k"));
             assertTrue(!kind.equals(ContainerMerge.kindOf(evolved)) && !kind.equals(ContainerMerge.kindOf(deflated)));
             assertEquals(kind, ContainerMerge.kindOf(blocks(source(SCHEMA, CodecFactory.snappyCodec(), 9, 4), "k")));
+        }
+        // Hive reads timestamps by writer.time.zone: a file written without it is another kind
+        try (ContainerBlocks older = blocks(source(SCHEMA, CodecFactory.snappyCodec(), 3, 3, null), "older")) {
+            assertTrue(!ContainerMerge.kindOf(older).equals(ContainerMerge.kindOf(
+                    blocks(source(SCHEMA, CodecFactory.snappyCodec(), 0, 1), "k"))));
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> merge.add(older, "older")).getMessage()
+                    .contains("older has another writer's schema, codec or metadata than first"));
         }
     }
 
