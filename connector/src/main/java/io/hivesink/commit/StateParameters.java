@@ -54,7 +54,8 @@ final class StateParameters {
         List<TaskState.Hold> holds = new ArrayList<>();
         for (String line : ParameterLines.get(params, HOLDS)) {
             String[] f = line.split("\t", -1);
-            holds.add(new TaskState.Hold(f[0], f[1], f[2], f[3].isEmpty() ? null : f[3]));
+            holds.add(new TaskState.Hold(f[0], f[1], f[2], f[3].isEmpty() ? null : f[3],
+                    f.length > 4 ? Long.parseLong(f[4]) : 0));
         }
         TaskState state = new TaskState(params.get(OWNER), partitions, intent, params.get(LAST_BATCH), holds);
         return new StateTables.Stored(task, state, params.getOrDefault(StateTables.VERSION, "0"), table);
@@ -82,7 +83,7 @@ final class StateParameters {
         List<String> holds = new ArrayList<>();
         for (TaskState.Hold hold : state.holds()) {
             holds.add(hold.table() + "\t" + hold.partition() + "\t" + hold.compaction() + "\t"
-                    + (hold.location() == null ? "" : hold.location()));
+                    + (hold.location() == null ? "" : hold.location()) + "\t" + hold.since());
         }
         ParameterLines.put(params, HOLDS, holds);
         DurableFormat.TASK_STATE.stamp(params, holds.isEmpty() ? DurableFormat.CURRENT : WITH_HOLDS);

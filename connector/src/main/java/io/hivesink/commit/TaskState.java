@@ -49,8 +49,13 @@ public record TaskState(String owner, Map<TopicPartition, PartitionState> partit
      * swapped the partition's location, {@code location} is where batches land from then on.
      *
      * @param partition the partition's path under the table ({@code day=2026-11-29}), empty if unpartitioned
+     * @param since     when the compaction wrote it (epoch ms; 0 if not known): a hold held long is a stuck one
      */
-    public record Hold(String table, String partition, String compaction, String location) {
+    public record Hold(String table, String partition, String compaction, String location, long since) {
+
+        public Hold(String table, String partition, String compaction, String location) {
+            this(table, partition, compaction, location, 0);
+        }
 
         public boolean released() {
             return location != null;

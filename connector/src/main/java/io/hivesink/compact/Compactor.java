@@ -87,7 +87,8 @@ public final class Compactor {
             return Ended.SKIPPED;
         }
         // 3. Hold: the partition in every task's state; batches already on their way are noted
-        TaskState.Hold hold = new TaskState.Hold(target.table(), target.partition(), target.compaction(), null);
+        TaskState.Hold hold = new TaskState.Hold(target.table(), target.partition(), target.compaction(), null,
+                clock.getAsLong());
         StateHolds.Held held = holds.hold(hold);
         if (!held.held()) {
             fs.delete(target.next(), true);
@@ -148,7 +149,7 @@ public final class Compactor {
             swapped.getSd().setLocation(next.toString());
             metastore.alterPartitions(database, table, List.of(swapped));
         }
-        holds.release(new TaskState.Hold(table, partition, compaction, next.toString()));
+        holds.release(new TaskState.Hold(table, partition, compaction, next.toString(), clock.getAsLong()));
         return true;
     }
 

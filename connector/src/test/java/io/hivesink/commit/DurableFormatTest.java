@@ -82,7 +82,8 @@ class DurableFormatTest {
     @Test
     void aTaskStateWithHoldsIsOfALaterVersionThatOlderReleasesRefuse() {
         TaskState.Hold held = new TaskState.Hold("orders", "day=2026-11-29", "compact-x-1", null);
-        TaskState.Hold moved = new TaskState.Hold("customers", "", "compact-x-2", "hdfs://nn/w/partitions_of_c/g");
+        TaskState.Hold moved = new TaskState.Hold("customers", "", "compact-x-2", "hdfs://nn/w/partitions_of_c/g",
+                1_764_000_000_000L);
         TaskState state = TaskState.EMPTY.claimed("conn-t3-x", List.of(TP), Map.of(TP, 7L)).withHold(held)
                 .withHold(moved);
         Map<String, String> params = new HashMap<>();

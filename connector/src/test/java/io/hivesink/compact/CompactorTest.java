@@ -162,7 +162,7 @@ class CompactorTest {
         assertEquals(range(10, 50), ids(current), "the current generation stays, for queries under way");
         assertEquals(Optional.of(CompactionLog.Outcome.FINISHED), compactionLog.outcome("compact-c-1"));
         for (int task = 0; task < 2; task++) {
-            assertEquals(List.of(new TaskState.Hold("orders", DAY, "compact-c-1", next.toString())),
+            assertEquals(List.of(new TaskState.Hold("orders", DAY, "compact-c-1", next.toString(), now.get())),
                     states.read(task).state().holds(), "task " + task);
         }
     }
