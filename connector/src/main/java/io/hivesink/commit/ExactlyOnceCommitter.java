@@ -123,6 +123,7 @@ public final class ExactlyOnceCommitter {
         if (fencing == Fencing.LOCKS) {
             tables.evolveUnderLocks(states.tableGuard()); // nor does it check evolutions
         }
+        new StateHolds(states).copyFirstTasksHolds(own, run.task());
         return fencing;
     }
 

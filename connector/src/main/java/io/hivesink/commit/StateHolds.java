@@ -87,6 +87,35 @@ public final class StateHolds {
         return true;
     }
 
+    /**
+     * Takes into a task's own state the holds in the lowest task's state that it lacks, at the task's start: every
+     * compaction holds that state first, so a state made after a compaction listed the states (tasks.max raised
+     * while it held) is held all the same.
+     */
+    void copyFirstTasksHolds(OwnState own, int task) {
+        Map<Integer, StateTables.Stored> all = states.readAll();
+        if (all.isEmpty() || all.keySet().iterator().next() == task) {
+            return;
+        }
+        List<TaskState.Hold> first = all.values().iterator().next().state().holds();
+        if (first.stream().anyMatch(hold -> lacks(own.stored().state(), hold))) {
+            change(task, state -> { // as the compactors write it: before the run's claim makes it the owner
+                TaskState held = state;
+                for (TaskState.Hold hold : first) {
+                    if (lacks(held, hold)) {
+                        held = held.withHold(hold);
+                    }
+                }
+                return held;
+            });
+            own.reload();
+        }
+    }
+
+    private static boolean lacks(TaskState state, TaskState.Hold hold) {
+        return !hold.released() && state.holdOn(hold.table(), hold.partition()) == null;
+    }
+
     /** The batch whose intent a task's state holds now, if any: step 4 waits until a noted one is gone. */
     public TaskState.Intent intentOf(int task) {
         return states.read(task).state().intent();

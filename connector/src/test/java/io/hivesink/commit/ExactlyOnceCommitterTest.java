@@ -294,6 +294,25 @@ class ExactlyOnceCommitterTest {
     }
 
     @Test
+    void aTaskStartedWhileACompactionHoldsAPartitionIsHeldToo() throws Exception {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        Task first = new Task(metastore, 0, FaultInjector.NONE);
+        first.committer.start(Fencing.AUTO);
+        Table state = metastore.tables.get("db.hive_sink_state_conn_0");
+        TaskState.Hold hold = new TaskState.Hold("events", "kind=a", "compact-c-1", null, 5L);
+        StateParameters.encode(StateParameters.decode(0, state).state().withHold(hold), state.getParameters());
+        bumpVersion(state);
+
+        Task raised = new Task(metastore, 1, FaultInjector.NONE); // tasks.max raised after the compaction listed
+        raised.committer.start(Fencing.AUTO);
+        assertEquals(List.of(hold), StateParameters.decode(1, metastore.tables.get("db.hive_sink_state_conn_1"))
+                .state().holds());
+        raised.committer.claim(List.of(EVENTS_1));
+        raised.feed(List.of(EVENTS_1), 0, 4);
+        assertThrows(BatchHeldException.class, raised::commit);
+    }
+
+    @Test
     void aBatchLandsWhereACompactionMovedItsPartitionAndTheReleasedHoldGoes() throws Exception {
         InMemoryMetastore metastore = new InMemoryMetastore();
         Task task = new Task(metastore, 0, FaultInjector.NONE);
