@@ -75,12 +75,20 @@ public final class HiveTables {
         return database;
     }
 
-    /** The registered locations of those of the table's partitions ({@code a=1/b=x}) that exist, by name. */
+    /**
+     * The registered locations of those of the table's partitions ({@code a=1/b=x}) that exist, by name; read
+     * {@link PartitionRegistrar#PARTITIONS_PER_CALL} names per call: Hive 4.0.1 on Derby fails a call of a thousand
+     * names (its query nests an OR per name, too deep for Derby's parser).
+     */
     public Map<String, String> locationsOf(HiveTable table, List<String> names) {
         Map<String, String> locations = new HashMap<>();
-        for (Partition partition : metastore.partitionsByNames(database, table.name(), names)) {
-            locations.put(new PartitionValues(table.partitionSpec().names(), partition.getValues()).path(),
-                    partition.getSd().getLocation());
+        int perCall = PartitionRegistrar.PARTITIONS_PER_CALL;
+        for (int from = 0; from < names.size(); from += perCall) {
+            List<String> call = names.subList(from, Math.min(names.size(), from + perCall));
+            for (Partition partition : metastore.partitionsByNames(database, table.name(), call)) {
+                locations.put(new PartitionValues(table.partitionSpec().names(), partition.getValues()).path(),
+                        partition.getSd().getLocation());
+            }
         }
         return locations;
     }

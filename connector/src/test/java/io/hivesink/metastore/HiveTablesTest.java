@@ -89,6 +89,33 @@ class HiveTablesTest {
     }
 
     @Test
+    void partitionLocationsAreReadAHundredNamesPerCall() {
+        List<Integer> callSizes = new java.util.ArrayList<>();
+        InMemoryMetastore metastore = new InMemoryMetastore() {
+            @Override
+            public synchronized List<org.apache.hadoop.hive.metastore.api.Partition> partitionsByNames(String db,
+                    String table, List<String> names) {
+                callSizes.add(names.size()); // Hive 4.0.1 on Derby fails a thousand names in one call
+                return super.partitionsByNames(db, table, names);
+            }
+        };
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
+        HiveTable orders = tables.ensureTable("orders", V1, BY_DAY);
+        List<PartitionValues> days = new java.util.ArrayList<>();
+        List<String> names = new java.util.ArrayList<>();
+        for (int day = 0; day < 250; day++) {
+            days.add(new PartitionValues(List.of("dt"), List.of("d" + day)));
+            names.add("dt=d" + day);
+        }
+        tables.registerPartitions(orders, days.subList(0, 240));
+        callSizes.clear();
+        java.util.Map<String, String> locations = tables.locationsOf(orders, names);
+        assertEquals(List.of(100, 100, 50), callSizes);
+        assertEquals(240, locations.size(), "the 10 not registered have none");
+        assertEquals("file:/w/db.db/orders/dt=d7", locations.get("dt=d7"));
+    }
+
+    @Test
     void aCompatibleSchemaEvolvesTheTableAndItsPartitions() {
         InMemoryMetastore metastore = new InMemoryMetastore();
         HiveTables tables = new HiveTables(metastore, "db", "file:/w", DEFAULTS);
