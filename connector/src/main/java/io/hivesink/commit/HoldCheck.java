@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path;
 
 import io.hivesink.batch.Batch;
 import io.hivesink.batch.RecordGroup;
+import io.hivesink.table.HivePaths;
 
 /**
  * Step 2's check of compactions' holds ({@code docs/compaction.md}, steps 4 and 9), made on the task's state as the
@@ -54,7 +55,7 @@ final class HoldCheck {
                         + hold.compaction() + " holds while it swaps the partition's files; the batch is tried "
                         + "again, and committed once the compaction releases the partition (seconds)");
             }
-            if (!landing.dir().toUri().getPath().equals(new Path(hold.location()).toUri().getPath())) {
+            if (!HivePaths.sameDir(landing.dir(), new Path(hold.location()))) {
                 throw new BatchHeldException("Batch " + batchId + " was staged for " + landing.dir() + ", but "
                         + "compaction " + hold.compaction() + " moved " + where + " to " + hold.location()
                         + "; the batch is staged again there");

@@ -20,6 +20,7 @@ import io.hivesink.commit.Manifest;
 import io.hivesink.commit.StateHolds;
 import io.hivesink.commit.TaskState;
 import io.hivesink.metastore.Metastore;
+import io.hivesink.table.HivePaths;
 
 /**
  * The compaction protocol of one partition, steps 2 to 8 of {@code docs/compaction.md}, readable top to bottom:
@@ -94,7 +95,7 @@ public final class Compactor {
             fs.delete(target.next(), true);
             return Ended.BUSY;
         }
-        if (!sameDir(locationOf(target.table(), target.partition()), target.current())) {
+        if (!HivePaths.sameDir(locationOf(target.table(), target.partition()), target.current())) {
             undo(target); // moved meanwhile (another compaction's finder, a user): this listing is not its files
             return Ended.BUSY;
         }
@@ -137,14 +138,14 @@ public final class Compactor {
     public boolean finish(String table, String partition, String compaction, Path current, Path next) {
         List<Partition> found = metastore.partitionsByNames(database, table, List.of(partition));
         Path at = found.isEmpty() ? null : new Path(found.get(0).getSd().getLocation());
-        if (at == null || !(sameDir(at, current) || sameDir(at, next))) {
+        if (at == null || !(HivePaths.sameDir(at, current) || HivePaths.sameDir(at, next))) {
             log.error("Compaction {} of partition {} of {}.{} is given up after its decision: the partition is {}; "
                     + "its merged files in {} are not used", compaction, partition, database, table,
                     at == null ? "gone" : "at " + at + ", not at " + current, next);
             holds.remove(table, partition, compaction);
             return false;
         }
-        if (sameDir(at, current)) {
+        if (HivePaths.sameDir(at, current)) {
             Partition swapped = found.get(0).deepCopy();
             swapped.getSd().setLocation(next.toString());
             metastore.alterPartitions(database, table, List.of(swapped));
@@ -156,11 +157,6 @@ public final class Compactor {
     private Path locationOf(String table, String partition) {
         List<Partition> found = metastore.partitionsByNames(database, table, List.of(partition));
         return found.isEmpty() ? null : new Path(found.get(0).getSd().getLocation());
-    }
-
-    /** Directories compared by their paths: a location the metastore qualified and one it did not are the same. */
-    static boolean sameDir(Path a, Path b) {
-        return a != null && b != null && a.toUri().getPath().equals(b.toUri().getPath());
     }
 
     private boolean waitForBatchesInFlight(Target target, Map<Integer, TaskState.Intent> intents)
@@ -199,7 +195,7 @@ public final class Compactor {
             throw new UncheckedIOException("Could not read the manifest of batch " + intent.batchId(), e);
         }
         return manifest.files().stream().anyMatch(file -> file.table().equals(target.table())
-                && sameDir(file.target().getParent(), target.current()));
+                && HivePaths.sameDir(file.target().getParent(), target.current()));
     }
 
     private void undo(Target target) throws IOException {

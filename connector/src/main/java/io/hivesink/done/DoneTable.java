@@ -280,7 +280,7 @@ public final class DoneTable {
     /** Whether the done partition is registered with its row in {@code dir}. */
     private boolean registeredAt(PartitionValues values, Path dir) {
         return metastore.getPartition(tables.database(), table().name(), values.values())
-                .map(p -> new Path(p.getSd().getLocation()).toUri().getPath().equals(dir.toUri().getPath()))
+                .map(p -> HivePaths.sameDir(new Path(p.getSd().getLocation()), dir))
                 .orElse(false);
     }
 

@@ -73,4 +73,17 @@ public final class HivePaths {
         }
         return values;
     }
+
+    /**
+     * Whether two locations are the same directory, compared by their paths: a location the metastore qualified
+     * ({@code hdfs://nn:8020/w/t}) and one it did not ({@code /w/t}) are.
+     */
+    public static boolean sameDir(org.apache.hadoop.fs.Path a, org.apache.hadoop.fs.Path b) {
+        return a != null && b != null && a.toUri().getPath().equals(b.toUri().getPath());
+    }
+
+    /** The same, of locations as the metastore stores them; a null is no directory. */
+    public static boolean sameDir(String a, String b) {
+        return a != null && b != null && sameDir(new org.apache.hadoop.fs.Path(a), new org.apache.hadoop.fs.Path(b));
+    }
 }
