@@ -20,7 +20,7 @@ import io.hivesink.table.PartitionValues;
  * ({@code docs/compaction.md}), not the path Hive would give it. Learned from the metastore once per partition and
  * task run (one call per table, for the partitions of a batch not known yet), and from the released holds in the
  * task's state, which tell the run of a move the instant its state is read again. A partition that does not exist
- * yet lands at the table's standard path, where it is then registered.
+ * yet lands at its first location ({@link HiveTable#firstLocation}), where it is then registered.
  */
 final class PartitionLocations {
 
@@ -46,19 +46,19 @@ final class PartitionLocations {
             Map<String, String> found = tables.locationsOf(hiveTable, List.copyOf(new LinkedHashSet<>(paths)));
             for (String path : paths) {
                 String location = found.get(path);
-                of(table).put(path, location != null ? new Path(location) : standard(hiveTable, path));
+                of(table).put(path, new Path(location != null ? location : hiveTable.firstLocation(path)));
             }
         });
     }
 
-    /** The directory a partition's files land in: as resolved or moved, else the table's standard path. */
+    /** The directory a partition's files land in: as resolved or moved, else its first location. */
     Path dirOf(HiveTable table, PartitionValues partition) {
         String path = partition.path();
         if (path.isEmpty()) {
             return new Path(table.location());
         }
         Path dir = of(table.name()).get(path);
-        return dir != null ? dir : standard(table, path);
+        return dir != null ? dir : new Path(table.firstLocation(path));
     }
 
     /** Takes in the moves the state's released holds tell of. */
@@ -72,9 +72,5 @@ final class PartitionLocations {
 
     private Map<String, Path> of(String table) {
         return known.computeIfAbsent(table, t -> new ConcurrentHashMap<>());
-    }
-
-    private static Path standard(HiveTable table, String path) {
-        return new Path(table.location(), path);
     }
 }

@@ -11,9 +11,9 @@ import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The connector's one configuration definition, composed of its groups: {@link StorageConfig}, {@link
- * MetastoreConfig}, {@link KerberosConfig}, {@link InputConfig}, {@link TablesConfig}, {@link PartitionConfig}, {@link
- * BatchConfig}, {@link AvroConfig} and {@link
- * ParquetConfig}, {@link OrcConfig}. Each group defines and documents its keys and reads them into a typed value;
+ * MetastoreConfig}, {@link KerberosConfig}, {@link InputConfig}, {@link TablesConfig}, {@link PartitionConfig},
+ * {@link DoneConfig}, {@link CompactionConfig}, {@link BatchConfig}, {@link AvroConfig}, {@link ParquetConfig} and
+ * {@link OrcConfig}. Each group defines and documents its keys and reads them into a typed value;
  * this class parses the properties once and checks what crosses groups. {@code docs/configuration.md} is generated
  * from the definition by {@link ConfigReference} and checked against it by a test.
  */
@@ -96,6 +96,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         TablesConfig.define(def);
         PartitionConfig.define(def);
         DoneConfig.define(def);
+        CompactionConfig.define(def);
         BatchConfig.define(def);
         AvroConfig.define(def);
         ParquetConfig.define(def);

@@ -19,12 +19,15 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
  * @param done            when its time partitions are done, and how they are marked ({@link DoneConfig})
+ * @param compaction      whether its done partitions are compacted, and so live outside its directory
+ *                        ({@link CompactionConfig})
  * @param location        the directory of the table when the connector creates it ({@code table.<name>.location}),
  *                        or null for {@code <warehouse>/<database>.db/<table>}
  */
 public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
         String format, String codecName, int codecLevel, String parquetCodec, boolean parquetDictionary,
-        String orcCodec, int batchMaxRecords, DoneConfig.Table done, String location) {
+        String orcCodec, int batchMaxRecords, DoneConfig.Table done, boolean compaction,
+        String location) {
 
     public TableConfig {
         partitioners = List.copyOf(partitioners);
@@ -39,7 +42,8 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
             TablesConfig.FORMAT, AvroConfig.AVRO_CODEC, AvroConfig.AVRO_CODEC_LEVEL, ParquetConfig.PARQUET_CODEC,
             ParquetConfig.PARQUET_DICTIONARY, OrcConfig.ORC_CODEC, BatchConfig.BATCH_MAX_RECORDS,
             DoneConfig.PARTITION_DONE_LATENESS_MS, DoneConfig.PARTITION_DONE_DELAY_MS,
-            DoneConfig.PARTITION_DONE_SUCCESS_FILE, DoneConfig.PARTITION_LATE_POLICY);
+            DoneConfig.PARTITION_DONE_SUCCESS_FILE, DoneConfig.PARTITION_LATE_POLICY,
+            CompactionConfig.COMPACTION_ENABLED);
 
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.
@@ -53,28 +57,29 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
                 TablesConfig.schemaEvolution(config), TablesConfig.format(config), AvroConfig.codecName(config),
                 config.getInt(AvroConfig.AVRO_CODEC_LEVEL), ParquetConfig.codecName(config),
                 config.getBoolean(ParquetConfig.PARQUET_DICTIONARY), OrcConfig.codecName(config),
-                config.getInt(BatchConfig.BATCH_MAX_RECORDS), DoneConfig.tableOf(config), location);
+                config.getInt(BatchConfig.BATCH_MAX_RECORDS), DoneConfig.tableOf(config),
+                CompactionConfig.enabled(config), location);
     }
 
     /** The same, in another file format. */
     public TableConfig inFormat(String otherFormat) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, otherFormat, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, location);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, compaction, location);
     }
 
     /**
      * The same as a table of the connector's own (the ledger, the done table): Avro, and its schema evolved to the
      * connector's whatever {@code schema.evolution} says of the landed tables, so that an upgrade that adds a column to
-     * it does not stop the tasks.
+     * it does not stop the tasks. Never compacted.
      */
     public TableConfig asConnectorsOwn() {
         return new TableConfig(partitioners, tableProperties, true, TablesConfig.FORMAT_AVRO, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, location);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, false, location);
     }
 
     /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */
     public TableConfig locatedAt(String qualified) {
         return new TableConfig(partitioners, tableProperties, schemaEvolution, format, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, qualified);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, compaction, qualified);
     }
 }

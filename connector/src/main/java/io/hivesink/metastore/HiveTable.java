@@ -4,8 +4,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.avro.Schema;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.api.StorageDescriptor;
 
+import io.hivesink.config.CompactionConfig;
 import io.hivesink.table.PartitionSpec;
 
 /** A table that exists in the metastore, with the Avro schema Hive reads its files with. */
@@ -16,13 +18,15 @@ public final class HiveTable {
     private final Schema avroSchema;
     private final PartitionSpec partitionSpec;
     private final StorageDescriptor storage;
+    private final boolean partitionsOutside;
     private Set<String> partitionNames;
     /** Record schemas this table's schema was found to read. */
     private final Set<Schema> admitted = ConcurrentHashMap.newKeySet();
 
     HiveTable(String name, String location, Schema avroSchema, PartitionSpec partitionSpec,
-            StorageDescriptor storage) {
+            StorageDescriptor storage, boolean partitionsOutside) {
         this.name = name;
+        this.partitionsOutside = partitionsOutside;
         this.location = location;
         this.avroSchema = avroSchema;
         this.partitionSpec = partitionSpec;
@@ -36,6 +40,28 @@ public final class HiveTable {
     /** Fully qualified location of the table's directory. */
     public String location() {
         return location;
+    }
+
+    /**
+     * Where a partition the table does not have yet is put: the path Hive gives it ({@code <table>/<path>}), or for a
+     * table that is compacted, {@code partitions_of_<table>/<path>/0} beside the table's directory
+     * ({@code docs/compaction.md}: the generation {@code 0}, which a compaction replaces by its own).
+     *
+     * @param path the partition's path, such as {@code dt=2026-11-29/hr=05}
+     * @throws MetastoreException if the table is compacted and its directory has no parent to put partitions in
+     */
+    public String firstLocation(String path) {
+        if (!partitionsOutside) {
+            return location + "/" + path;
+        }
+        Path parent = new Path(location).getParent();
+        if (parent == null) {
+            throw new MetastoreException("Table " + name + " is compacted (compaction.enabled), so its partitions "
+                    + "live in a directory beside its own, but its directory " + location + " is the root of its "
+                    + "filesystem. Give the table a directory below the root (table." + name + ".location), or turn "
+                    + "compaction off for it.", null);
+        }
+        return new Path(parent, CompactionConfig.PARTITIONS_DIR_PREFIX + name) + "/" + path + "/0";
     }
 
     public Schema avroSchema() {

@@ -437,11 +437,11 @@ public final class HiveTables {
         return literal;
     }
 
-    private static HiveTable wrap(Table table, Schema tableSchema) {
+    private HiveTable wrap(Table table, Schema tableSchema) {
         List<String> names = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
         List<String> types = table.getPartitionKeys().stream().map(FieldSchema::getType).toList();
         return new HiveTable(table.getTableName(), table.getSd().getLocation(), tableSchema,
-                new PartitionSpec(names, types), table.getSd());
+                new PartitionSpec(names, types), table.getSd(), optionsFor.apply(table.getTableName()).compaction());
     }
 
     /**

@@ -107,10 +107,10 @@ final class PartitionRegistrar {
         return added.size();
     }
 
-    /** The metastore definition of one of the table's partitions, located where Hive would put it. */
+    /** The metastore definition of one of the table's partitions, at its first location. */
     Partition partition(HiveTable table, PartitionValues values) {
         StorageDescriptor sd = new StorageDescriptor(table.storage());
-        sd.setLocation(table.location() + "/" + values.path());
+        sd.setLocation(table.firstLocation(values.path()));
         Partition partition = new Partition();
         partition.setDbName(database);
         partition.setTableName(table.name());

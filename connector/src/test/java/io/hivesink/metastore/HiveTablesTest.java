@@ -43,9 +43,34 @@ class HiveTablesTest {
 
     /** A table's configuration where only what the metastore uses matters. */
     static TableConfig options(String location, Map<String, String> properties, boolean evolve) {
+        return options(location, properties, evolve, false);
+    }
+
+    static TableConfig options(String location, Map<String, String> properties, boolean evolve, boolean compaction) {
         return new TableConfig(List.of(), properties, evolve, "avro", "snappy", -1, "snappy", true, "snappy", 1_000_000,
                 new io.hivesink.config.DoneConfig.Table(600_000L, 0L, true,
-                        io.hivesink.config.DoneConfig.LatePolicy.LAND), location);
+                        io.hivesink.config.DoneConfig.LatePolicy.LAND), compaction, location);
+    }
+
+    @Test
+    void aCompactedTablesPartitionsAreRegisteredBesideItsDirectoryAtGenerationZero() {
+        InMemoryMetastore metastore = new InMemoryMetastore();
+        HiveTables tables = new HiveTables(metastore, "db", "file:/w", name -> options(
+                name.equals("root") ? "file:/" : null, Map.of(), true, !name.equals("plain")));
+        PartitionValues day = new PartitionValues(List.of("dt"), List.of("2026-11-29"));
+        HiveTable orders = tables.ensureTable("orders", V1, BY_DAY);
+        tables.registerPartitions(orders, List.of(day));
+        assertEquals("file:/w/db.db/partitions_of_orders/dt=2026-11-29/0",
+                metastore.partitionsByNames("db", "orders", List.of(day.path())).get(0).getSd().getLocation());
+        assertEquals("file:/w/db.db/partitions_of_orders/dt=2026-11-29/0", orders.firstLocation(day.path()),
+                "where the batch's files land before the partition exists");
+
+        HiveTable plain = tables.ensureTable("plain", V1, BY_DAY);
+        assertEquals("file:/w/db.db/plain/dt=2026-11-29", plain.firstLocation(day.path()));
+
+        HiveTable root = tables.ensureTable("root", V1, BY_DAY);
+        MetastoreException noParent = assertThrows(MetastoreException.class, () -> root.firstLocation(day.path()));
+        assertTrue(noParent.getMessage().contains("table.root.location"), noParent.getMessage());
     }
 
     @Test

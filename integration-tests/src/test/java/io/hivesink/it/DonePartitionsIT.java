@@ -90,6 +90,7 @@ class DonePartitionsIT {
         Map<String, String> config = connectorConfig(connector, topics);
         config.put("table.done_payments.format", "parquet");
         config.put("table.done_returns.format", "orc");
+        config.put("table.done_orders.compaction.enabled", "true"); // its partitions live beside its directory
         config.put("table.done_payments.partition.late.policy", "dlq");
         config.put("table.done_returns.partition.late.policy", "fail");
         config.put("errors.tolerance", "all");
@@ -105,16 +106,13 @@ class DonePartitionsIT {
             checkDone(topics, first, doneRows, expected);
             lateRecordsByPolicy(worker, connector, first, expected.get("done_orders"));
         }
-        // Hive 4 takes a partition whose location contains its table's for one missing from the file system, unless
-        // at its standard path, and SYNC PARTITIONS drops those: none is (its log says how many it found)
         List<List<String>> marked = doneRows(topics).stream().map(row -> row.subList(0, 2)).toList();
-        stack.hive().execute("msck repair table " + DATABASE + ".hive_sink_done sync partitions");
-        assertEquals(marked, doneRows(topics).stream().map(row -> row.subList(0, 2)).toList(),
-                "MSCK REPAIR TABLE ... SYNC PARTITIONS keeps every done row");
-        List<String> found = java.nio.file.Files.readAllLines(stack.hive().logFile()).stream()
-                .filter(line -> line.contains("Msck: hive." + DATABASE + ".hive_sink_done - ")).toList();
-        assertTrue(!found.isEmpty() && found.get(found.size() - 1).contains("#partsNotInFs: 0 "),
-                "MSCK finds no done row missing from the file system: " + found);
+        repairKeepsEveryPartition("hive_sink_done", () -> doneRows(topics).stream().map(row -> row.subList(0, 2))
+                .toList(), marked);
+        // and those of a compacted table, which live outside its directory, are left alone as well
+        java.util.concurrent.Callable<List<List<String>>> orders = () -> stack.hive().query("select dt, hr, "
+                + "count(*) from " + DATABASE + ".done_orders group by dt, hr order by dt, hr");
+        repairKeepsEveryPartition("done_orders", orders, orders.call());
         List<List<List<String>>> spark = stack.spark().query("select table_name, time_partition from " + DATABASE
                 + ".hive_sink_done where table_name like 'done_%' order by table_name, time_partition",
                 "select count(*) from " + DATABASE + ".done_orders");
@@ -374,11 +372,31 @@ class DonePartitionsIT {
                     assertEquals(Long.toString(counted.get(hour)), partitionParameter(table, hour,
                             "hive-sink.done.records"), table + " " + hour + ": its Hive partition counts its records");
                 }
-                Path success = new Path("/warehouse/hive-sink/" + DATABASE + ".db/" + table + "/" + hour
-                        + "/_SUCCESS");
+                // a compacted table's partitions live beside its directory, at their first generation
+                String dir = "/warehouse/hive-sink/" + DATABASE + ".db/" + (compacted(table) ? "partitions_of_"
+                        + table + "/" + hour + "/0" : table + "/" + hour);
+                if (counted.containsKey(hour)) {
+                    assertEquals(dir, new Path(partitionParameter(table, hour, "Location:")).toUri().getPath(),
+                            table + " " + hour + ": where it lives");
+                }
+                Path success = new Path(dir, "_SUCCESS");
                 assertEquals(counted.containsKey(hour), fs.exists(success), success.toString());
             }
         }
+    }
+
+    /**
+     * Hive 4 takes a partition whose location contains its table's for one missing from the file system unless it is
+     * at its standard path, and {@code SYNC PARTITIONS} drops those: none is (its log says how many it found).
+     */
+    private void repairKeepsEveryPartition(String table, java.util.concurrent.Callable<List<List<String>>> rows,
+            List<List<String>> before) throws Exception {
+        stack.hive().execute("msck repair table " + DATABASE + "." + table + " sync partitions");
+        assertEquals(before, rows.call(), "MSCK REPAIR TABLE " + table + " ... SYNC PARTITIONS keeps every row");
+        List<String> found = java.nio.file.Files.readAllLines(stack.hive().logFile()).stream()
+                .filter(line -> line.contains("Msck: hive." + DATABASE + "." + table + " - ")).toList();
+        assertTrue(!found.isEmpty() && found.get(found.size() - 1).contains("#partsNotInFs: 0 "),
+                "MSCK finds no partition of " + table + " missing from the file system: " + found);
     }
 
     /** A parameter of a table's Hive partition, as HiveServer2 describes it, or null. */
@@ -394,6 +412,10 @@ class DonePartitionsIT {
             }
         }
         return null;
+    }
+
+    private static boolean compacted(String table) {
+        return table.equals("done_orders");
     }
 
     private static String table(String topic) {
