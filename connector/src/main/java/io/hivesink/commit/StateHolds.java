@@ -116,6 +116,11 @@ public final class StateHolds {
         return !hold.released() && state.holdOn(hold.table(), hold.partition()) == null;
     }
 
+    /** The hold on the partition that a task's state has now, released or not; null if none. */
+    public TaskState.Hold holdIn(int task, String table, String partition) {
+        return states.read(task).state().holdOn(table, partition);
+    }
+
     /** The batch whose intent a task's state holds now, if any: step 4 waits until a noted one is gone. */
     public TaskState.Intent intentOf(int task) {
         return states.read(task).state().intent();

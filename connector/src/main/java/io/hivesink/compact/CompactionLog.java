@@ -11,8 +11,10 @@ import java.util.Optional;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
+import org.apache.avro.file.DataFileStream;
 import org.apache.avro.file.DataFileWriter;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.fs.FileSystem;
@@ -36,6 +38,8 @@ import io.hivesink.table.PartitionValues;
  */
 public final class CompactionLog {
 
+    /** The log's table, in the ledger's database. */
+    public static final String NAME = "hive_sink_compactions";
     static final String KEY = "compaction_id";
     /** The partition parameter that says how the compaction was decided. */
     static final String OUTCOME = "hive-sink.compaction.outcome";
@@ -147,6 +151,43 @@ public final class CompactionLog {
     public Optional<Outcome> outcome(String compaction) {
         return metastore.getPartition(tables.database(), table().name(), List.of(compaction))
                 .map(CompactionLog::outcomeOf);
+    }
+
+    /** The rows of a compaction decided finished, as its compactor wrote them; none if it is not. */
+    public List<Row> rows(String compaction) {
+        Optional<Partition> partition = metastore.getPartition(tables.database(), table().name(),
+                List.of(compaction));
+        if (partition.isEmpty() || outcomeOf(partition.get()) != Outcome.FINISHED) {
+            return List.of();
+        }
+        Path file = new Path(partition.get().getSd().getLocation(), ROWS_FILE);
+        List<Row> rows = new java.util.ArrayList<>();
+        try (DataFileStream<GenericRecord> in = new DataFileStream<>(fs.open(file), new GenericDatumReader<>(ROW))) {
+            for (GenericRecord record : in) {
+                rows.add(new Row(text(record, "connector_name"), (Integer) record.get("task_id"),
+                        text(record, "table_name"), text(record, "partition_name"), text(record, "old_location"),
+                        text(record, "new_location"), texts(record, "replaced_files"),
+                        texts(record, "replaced_batches"), texts(record, "merged_files"),
+                        (Long) record.get("record_count"), (Long) record.get("bytes_before"),
+                        (Long) record.get("bytes_after"), (Long) record.get("decide_time")));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the compaction log's rows of " + compaction + " in "
+                    + file, e);
+        }
+        return rows;
+    }
+
+    private static String text(GenericRecord record, String field) {
+        return record.get(field).toString();
+    }
+
+    private static List<String> texts(GenericRecord record, String field) {
+        List<String> texts = new java.util.ArrayList<>();
+        for (Object value : (Iterable<?>) record.get(field)) {
+            texts.add(value.toString());
+        }
+        return texts;
     }
 
     private Outcome decide(String compaction, Outcome outcome, Path dir) {

@@ -55,13 +55,15 @@ public final class PartitionMarker {
     private final LongSupplier clock;
     private final FaultInjector faults;
     private final LandedRecords landed;
+    private final PartitionWrite write;
 
     /**
      * @param attempt unique to this task's run: names the directory of its done rows
      * @param landed  counts the records of a Hive partition's batches, for the done row
+     * @param moves   where compactions moved partitions of compacted tables, which a write must not undo
      */
     public PartitionMarker(Metastore metastore, FileSystem fs, DoneTable doneTable, String connector, String attempt,
-            LongSupplier clock, FaultInjector faults, LandedRecords landed) {
+            LongSupplier clock, FaultInjector faults, LandedRecords landed, PartitionMoves moves) {
         this.faults = faults;
         this.metastore = metastore;
         this.fs = fs;
@@ -70,11 +72,16 @@ public final class PartitionMarker {
         this.attempt = attempt;
         this.clock = clock;
         this.landed = landed;
+        this.write = new PartitionWrite(metastore, moves);
     }
 
-    /** A table partitioned by time, as the marker needs it. */
+    /**
+     * A table partitioned by time, as the marker needs it.
+     *
+     * @param compacted whether compactions move its partitions ({@code compaction.enabled})
+     */
     public record TimeTable(String database, String name, List<String> partitionColumns, TimeGrain grain,
-            boolean successFile) {
+            boolean successFile, boolean compacted) {
 
         /** The positions of the time columns among the partition columns. */
         int[] timeColumns() {
@@ -133,7 +140,7 @@ public final class PartitionMarker {
                 altered.add(partition);
             }
         }
-        metastore.alterPartitions(table.database(), table.name(), altered);
+        write.write(table, altered);
         faults.reached(FaultPoint.DONE_PARAMETERS);
         successFiles(table, start, partitions);
         faults.reached(FaultPoint.DONE_SUCCESS_FILES);
@@ -183,7 +190,7 @@ public final class PartitionMarker {
                     altered.add(partition);
                 }
             }
-            metastore.alterPartitions(table.database(), table.name(), altered);
+            write.write(table, altered);
             successFiles(table, start, unmarked);
             DoneTable.Row now = was.withFigures(partitions.size(), tally.files(), tally.bytes(), tally.records(),
                     tally.late());

@@ -20,8 +20,11 @@ import io.hivesink.commit.ExactlyOnceCommitter;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Ledger;
 import io.hivesink.commit.StateDatabase;
+import io.hivesink.commit.StateHolds;
 import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskRun;
+import io.hivesink.compact.CompactionLog;
+import io.hivesink.compact.CompactionMoves;
 import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.InputConfig;
@@ -33,6 +36,7 @@ import io.hivesink.config.TablesConfig;
 import io.hivesink.done.DoneBounds;
 import io.hivesink.done.DoneTable;
 import io.hivesink.done.PartitionMarker;
+import io.hivesink.done.PartitionMoves;
 import io.hivesink.done.TableWatermarks;
 import io.hivesink.done.TimeGrain;
 import io.hivesink.fs.StagingArea;
@@ -246,9 +250,11 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     private static DoneMarking doneMarking(HiveSinkConfig config, TaskRun run, Storage storage,
             MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock,
             FaultInjector faults, DoneBounds bounds, DoneTable doneTable) {
+        PartitionMoves moves = new CompactionMoves(new StateHolds(metastore.states()), run.task(),
+                new CompactionLog(metastore.tables(), metastore.client(), storage.fs(), CompactionLog.NAME));
         PartitionMarker marker = new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
                 run.instance(), clock, faults, (table, partition, batches) -> metastore.ledger().counts().in(
-                        storage.fs(), table, partition, batches));
+                        storage.fs(), table, partition, batches), moves);
         String database = config.tables().database();
         Map<String, java.util.Optional<TimeGrain>> grains = new java.util.concurrent.ConcurrentHashMap<>();
         return new DoneMarking(watermarks, marker, doneTable, table -> {
@@ -257,7 +263,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                     .orElse(null);
             return grain == null ? null : new PartitionMarker.TimeTable(database, table,
                     metastore.tables().existing(table).partitionSpec().names(), grain,
-                    settings.configFor(table).done().successFile());
+                    settings.configFor(table).done().successFile(), settings.configFor(table).compaction());
         }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock, bounds);
     }
 
