@@ -116,6 +116,11 @@ public final class StateHolds {
         return !hold.released() && state.holdOn(hold.table(), hold.partition()) == null;
     }
 
+    /** The holds a task's state has now, released or not. */
+    public List<TaskState.Hold> holdsIn(int task) {
+        return states.read(task).state().holds();
+    }
+
     /** The hold on the partition that a task's state has now, released or not; null if none. */
     public TaskState.Hold holdIn(int task, String table, String partition) {
         return states.read(task).state().holdOn(table, partition);

@@ -108,11 +108,61 @@ public final class CompactionLog {
     }
 
     /** Beside the log's directory, not in it, and not a name that starts with the log's. */
-    private Path rowsDir(String compaction, Outcome outcome) {
+    private Path rowsRoot() {
         Path location = new Path(table().location());
-        Path rows = new Path(location.getParent(), "rows_of_" + location.getName());
-        return new Path(new Path(rows, new PartitionValues(SPEC.names(), List.of(compaction)).path()),
+        return new Path(location.getParent(), "rows_of_" + location.getName());
+    }
+
+    private Path rowsDir(String compaction, Outcome outcome) {
+        return new Path(new Path(rowsRoot(), new PartitionValues(SPEC.names(), List.of(compaction)).path()),
                 outcome.name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /**
+     * The compactions whose old directories wait for their retention: an empty file each, named by the compaction
+     * and when it was noted ({@code <compaction>.<epoch ms>}: compaction ids hold no dot), hidden from MSCK.
+     */
+    private Path retiringDir() {
+        return new Path(rowsRoot(), "_retiring");
+    }
+
+    /** Notes, before the compaction is decided, that its old directory is to be removed after the retention. */
+    public void retireLater(String compaction, long at) {
+        Path file = new Path(retiringDir(), compaction + "." + at);
+        try {
+            fs.create(file, true).close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not write " + file, e);
+        }
+    }
+
+    /** The compactions noted to retire, each with when it was noted. */
+    public Map<String, Long> retiring() {
+        Map<String, Long> noted = new java.util.TreeMap<>();
+        try {
+            if (fs.exists(retiringDir())) {
+                for (org.apache.hadoop.fs.FileStatus file : fs.listStatus(retiringDir())) {
+                    String name = file.getPath().getName();
+                    int dot = name.lastIndexOf('.');
+                    if (dot > 0) {
+                        noted.merge(name.substring(0, dot), Long.parseLong(name.substring(dot + 1)), Math::min);
+                    }
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            throw new IllegalStateException("Could not list the compactions to retire in " + retiringDir(), e);
+        }
+        return noted;
+    }
+
+    /** The compaction's old directory is removed (or it was undone): nothing left to retire. */
+    public void retired(String compaction, long at) {
+        Path file = new Path(retiringDir(), compaction + "." + at);
+        try {
+            fs.delete(file, false);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not remove " + file, e);
+        }
     }
 
     /**

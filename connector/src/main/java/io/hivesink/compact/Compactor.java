@@ -118,7 +118,9 @@ public final class Compactor {
         if (fs.exists(success)) { // the done marker's file, which schedulers wait on: it stays
             fs.create(new Path(target.next(), SUCCESS_FILE), true).close();
         }
-        // 6. Decide: the compaction's rows in the log, by the one add that decides it
+        // 6. Decide: the compaction's rows in the log, by the one add that decides it; its retirement noted first,
+        // so that no decided compaction leaves its old directory behind
+        compactionLog.retireLater(target.compaction(), clock.getAsLong());
         if (compactionLog.finish(target.compaction(), List.of(row(target, merged))) != CompactionLog.Outcome.FINISHED) {
             undo(target);
             return Ended.UNDONE;
@@ -152,6 +154,18 @@ public final class Compactor {
         }
         holds.release(new TaskState.Hold(table, partition, compaction, next.toString(), clock.getAsLong()));
         return true;
+    }
+
+    /**
+     * A compaction stopped before its end (its task stops, or a step failed): undone now if it is not decided, so
+     * that its partition is not held until a finder comes, else finished.
+     */
+    public void giveUp(Target target) throws IOException {
+        if (compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
+            undo(target);
+        } else {
+            finish(target.table(), target.partition(), target.compaction(), target.current(), target.next());
+        }
     }
 
     private Path locationOf(String table, String partition) {

@@ -35,6 +35,7 @@ public final class HiveSinkConfig extends AbstractConfig {
     private final TablesConfig tables;
     private final PartitionConfig partitioning;
     private final DoneConfig done;
+    private final CompactionConfig compaction;
     private final BatchConfig batch;
     private final AvroConfig avro;
     private final ParquetConfig parquet;
@@ -50,6 +51,7 @@ public final class HiveSinkConfig extends AbstractConfig {
         tables = TablesConfig.from(this);
         partitioning = PartitionConfig.from(this);
         done = DoneConfig.from(this);
+        compaction = CompactionConfig.from(this);
         batch = BatchConfig.from(this);
         avro = AvroConfig.from(this);
         parquet = ParquetConfig.from(this);
@@ -148,6 +150,10 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     public DoneConfig done() {
         return done;
+    }
+
+    public CompactionConfig compaction() {
+        return compaction;
     }
 
     public BatchConfig batch() {

@@ -19,14 +19,14 @@ import org.apache.kafka.common.config.AbstractConfig;
  * @param codecLevel      the codec's level, or -1 for its default
  * @param batchMaxRecords how many of the table's records close a batch
  * @param done            when its time partitions are done, and how they are marked ({@link DoneConfig})
- * @param compaction      whether its done partitions are compacted, and so live outside its directory
+ * @param compaction      whether its done partitions are compacted (and so live outside its directory), and how
  *                        ({@link CompactionConfig})
  * @param location        the directory of the table when the connector creates it ({@code table.<name>.location}),
  *                        or null for {@code <warehouse>/<database>.db/<table>}
  */
 public record TableConfig(List<String> partitioners, Map<String, String> tableProperties, boolean schemaEvolution,
         String format, String codecName, int codecLevel, String parquetCodec, boolean parquetDictionary,
-        String orcCodec, int batchMaxRecords, DoneConfig.Table done, boolean compaction,
+        String orcCodec, int batchMaxRecords, DoneConfig.Table done, CompactionConfig.Table compaction,
         String location) {
 
     public TableConfig {
@@ -43,7 +43,8 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
             ParquetConfig.PARQUET_DICTIONARY, OrcConfig.ORC_CODEC, BatchConfig.BATCH_MAX_RECORDS,
             DoneConfig.PARTITION_DONE_LATENESS_MS, DoneConfig.PARTITION_DONE_DELAY_MS,
             DoneConfig.PARTITION_DONE_SUCCESS_FILE, DoneConfig.PARTITION_LATE_POLICY,
-            CompactionConfig.COMPACTION_ENABLED);
+            CompactionConfig.COMPACTION_ENABLED, CompactionConfig.COMPACTION_TARGET_BYTES,
+            CompactionConfig.COMPACTION_MIN_FILES);
 
     /**
      * Reads the table's keys (and only those) from the connector's properties with the table's overrides in place.
@@ -58,7 +59,7 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
                 config.getInt(AvroConfig.AVRO_CODEC_LEVEL), ParquetConfig.codecName(config),
                 config.getBoolean(ParquetConfig.PARQUET_DICTIONARY), OrcConfig.codecName(config),
                 config.getInt(BatchConfig.BATCH_MAX_RECORDS), DoneConfig.tableOf(config),
-                CompactionConfig.enabled(config), location);
+                CompactionConfig.tableOf(config), location);
     }
 
     /** The same, in another file format. */
@@ -74,7 +75,8 @@ public record TableConfig(List<String> partitioners, Map<String, String> tablePr
      */
     public TableConfig asConnectorsOwn() {
         return new TableConfig(partitioners, tableProperties, true, TablesConfig.FORMAT_AVRO, codecName, codecLevel,
-                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done, false, location);
+                parquetCodec, parquetDictionary, orcCodec, batchMaxRecords, done,
+                new CompactionConfig.Table(false, compaction.targetBytes(), compaction.minFiles()), location);
     }
 
     /** The same, with the table's directory at {@code qualified} (a fully qualified URI). */

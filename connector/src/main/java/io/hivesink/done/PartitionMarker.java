@@ -281,7 +281,7 @@ public final class PartitionMarker {
     }
 
     /** The table's Hive partitions in the time partition: those whose time columns have its values. */
-    List<Partition> hivePartitions(TimeTable table, long start) {
+    public List<Partition> hivePartitions(TimeTable table, long start) {
         int[] at = table.timeColumns();
         List<String> values = table.grain().values(start);
         boolean leading = true;

@@ -18,6 +18,9 @@ public final class HiveTable {
     private final Schema avroSchema;
     private final PartitionSpec partitionSpec;
     private final StorageDescriptor storage;
+    /** The generation a compacted table's partition lands in first. */
+    public static final String FIRST_GENERATION = "0";
+
     private final boolean partitionsOutside;
     private Set<String> partitionNames;
     /** Record schemas this table's schema was found to read. */
@@ -51,9 +54,16 @@ public final class HiveTable {
      * @throws MetastoreException if the table is compacted and its directory has no parent to put partitions in
      */
     public String firstLocation(String path) {
-        if (!partitionsOutside) {
-            return location + "/" + path;
-        }
+        return partitionsOutside ? generation(path, FIRST_GENERATION) : location + "/" + path;
+    }
+
+    /**
+     * A generation directory of one of the table's partitions: {@code partitions_of_<table>/<path>/<generation>}
+     * beside the table's directory, where a compaction writes its merged files (the generation is its id).
+     *
+     * @throws MetastoreException if the table's directory has no parent to put partitions in
+     */
+    public String generation(String path, String generation) {
         Path parent = new Path(location).getParent();
         if (parent == null) {
             throw new MetastoreException("Table " + name + " is compacted (compaction.enabled), so its partitions "
@@ -61,7 +71,7 @@ public final class HiveTable {
                     + "filesystem. Give the table a directory below the root (table." + name + ".location), or turn "
                     + "compaction off for it.", null);
         }
-        return new Path(parent, CompactionConfig.PARTITIONS_DIR_PREFIX + name) + "/" + path + "/0";
+        return new Path(parent, CompactionConfig.PARTITIONS_DIR_PREFIX + name) + "/" + path + "/" + generation;
     }
 
     public Schema avroSchema() {

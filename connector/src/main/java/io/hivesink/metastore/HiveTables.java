@@ -441,7 +441,8 @@ public final class HiveTables {
         List<String> names = table.getPartitionKeys().stream().map(FieldSchema::getName).toList();
         List<String> types = table.getPartitionKeys().stream().map(FieldSchema::getType).toList();
         return new HiveTable(table.getTableName(), table.getSd().getLocation(), tableSchema,
-                new PartitionSpec(names, types), table.getSd(), optionsFor.apply(table.getTableName()).compaction());
+                new PartitionSpec(names, types), table.getSd(),
+                optionsFor.apply(table.getTableName()).compaction().enabled());
     }
 
     /**

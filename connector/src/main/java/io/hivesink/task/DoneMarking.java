@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.ObjLongConsumer;
 import java.util.function.ToLongFunction;
 
 import org.slf4j.Logger;
@@ -32,7 +33,7 @@ class DoneMarking {
     private static final Logger log = LoggerFactory.getLogger(DoneMarking.class);
 
     /** Marks nothing: {@code partition.done.markers=false}. */
-    static final DoneMarking NONE = new DoneMarking(null, null, null, null, null, 0, null, null) {
+    static final DoneMarking NONE = new DoneMarking(null, null, null, null, null, 0, null, null, null) {
         @Override
         void markDue() {
         }
@@ -74,16 +75,20 @@ class DoneMarking {
     /** When each time partition was last noted: one that takes late records at every commit is noted once a while. */
     private final Map<TimePartition, Long> notedAt = new ConcurrentHashMap<>();
     private final Set<TimePartition> failingNotes = new HashSet<>();
+    /** Told of each time partition whose done row this task wrote (its compactions). */
+    private final ObjLongConsumer<TimeTable> onMarked;
 
     /**
      * @param timeTables per table, what the marker needs of it, or null if it has no time partitions to mark
      * @param delayMs    per table, how far past a time partition's end its watermark must be
      * @param backfillMs how far before the watermark a table's first marks start, at most
      * @param bounds     told where each table's marks reach, as they are found and made
+     * @param onMarked   told of each time partition whose done row this task wrote, by its table and start
      */
     DoneMarking(TableWatermarks watermarks, PartitionMarker marker, DoneTable doneTable,
             Function<String, TimeTable> timeTables, ToLongFunction<String> delayMs, long backfillMs,
-            LongSupplier clock, DoneBounds bounds) {
+            LongSupplier clock, DoneBounds bounds, ObjLongConsumer<TimeTable> onMarked) {
+        this.onMarked = onMarked;
         this.bounds = bounds;
         this.backfillMs = backfillMs;
         this.clock = clock;
@@ -149,6 +154,9 @@ class DoneMarking {
             }
             long markStarted = clock.getAsLong();
             boolean wrote = marker.mark(timeTable, from, watermark);
+            if (wrote) {
+                onMarked.accept(timeTable, from);
+            }
             // batches told before the mark began had their files in place when it counted them: nothing to note
             TimePartition marked = new TimePartition(table, from);
             Long landedAt = toNote.get(marked);

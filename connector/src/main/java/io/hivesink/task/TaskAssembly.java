@@ -18,6 +18,7 @@ import io.hivesink.batch.BatchBuffer;
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.TaskRun;
+import io.hivesink.compact.CompactionRunner;
 import io.hivesink.config.BatchConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.KerberosConfig;
@@ -51,9 +52,12 @@ public final class TaskAssembly implements AutoCloseable {
     private final TaskIdentity identity;
     private final MemoryGate memory;
     private final TaskMetrics metrics;
+    private final CompactionRunner compactions;
 
     private TaskAssembly(FileSystem fs, Metastore metastore, ExecutorService workers, TableWriters writers,
-            BatchCycle cycle, TaskIdentity identity, MemoryGate memory, TaskMetrics metrics) {
+            BatchCycle cycle, TaskIdentity identity, MemoryGate memory, TaskMetrics metrics,
+            CompactionRunner compactions) {
+        this.compactions = compactions;
         this.metrics = metrics;
         this.identity = identity;
         this.memory = memory;
@@ -114,6 +118,7 @@ public final class TaskAssembly implements AutoCloseable {
         TableWriters writers = null;
         MemoryGate memory = null;
         TaskMetrics metrics = null;
+        CompactionRunner compactions = null;
         try {
             TaskParts.Storage storage = TaskParts.Storage.on(fs, config.storage(), run);
             MetastoreConfig metastoreConfig = config.metastore();
@@ -139,6 +144,10 @@ public final class TaskAssembly implements AutoCloseable {
             log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
                     metastoreConfig.fencing());
+            compactions = parts.compactions();
+            if (compactions != null) {
+                compactions.start(identity::wrap);
+            }
 
             AssignmentPauses pauses = new AssignmentPauses(Fetching.of(context));
             memory = new MemoryGate(joinMemoryBudget(config.batch(), run.instance()), pauses, clock, run.instance());
@@ -153,9 +162,11 @@ public final class TaskAssembly implements AutoCloseable {
                     + "metastore {}", run.task(), run.connector(), run.instance(), config.tables().database(),
                     storage.warehouseUri(), config.tables().database(), config.tables().ledgerTable(),
                     parts.metastore().states().database(), metastoreConfig.uris());
-            return new TaskAssembly(fs, metastore, workers, writers, cycle, identity, memory, metrics);
+            return new TaskAssembly(fs, metastore, workers, writers, cycle, identity, memory, metrics,
+                    compactions);
         } catch (RuntimeException | Error e) {
-            new TaskAssembly(fs, metastore, workers, writers, null, identity, memory, metrics).close();
+            new TaskAssembly(fs, metastore, workers, writers, null, identity, memory, metrics, compactions)
+                    .close();
             throw e;
         }
     }
@@ -231,6 +242,9 @@ public final class TaskAssembly implements AutoCloseable {
     }
 
     private void closeParts() {
+        if (compactions != null) {
+            compactions.close(); // a compaction in flight is given up while the metastore client is open
+        }
         if (cycle != null) {
             cycle.close(); // a commit in flight finishes before what it uses closes
         }

@@ -25,7 +25,12 @@ import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskRun;
 import io.hivesink.compact.CompactionLog;
 import io.hivesink.compact.CompactionMoves;
+import io.hivesink.compact.CompactionRunner;
+import io.hivesink.compact.Compactor;
+import io.hivesink.compact.Retirement;
+import io.hivesink.compact.StuckHolds;
 import io.hivesink.config.BatchConfig;
+import io.hivesink.config.CompactionConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.InputConfig;
 import io.hivesink.config.PartitionConfig;
@@ -60,7 +65,7 @@ import io.hivesink.route.TableRouter;
  */
 public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, TableWriters writers,
         BatchBuffer buffer, FlushPolicy flushPolicy, ExactlyOnceCommitter committer, TableWatermarks watermarks,
-        DoneMarking doneMarking) {
+        DoneMarking doneMarking, CompactionRunner compactions) {
 
     private static final Logger log = LoggerFactory.getLogger(TaskParts.class);
 
@@ -158,13 +163,17 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         BatchBuffer buffer = new BatchBuffer(recordInput(config), router, layouts,
                 run.instance(), pool, 2 * threads + 2, rejectBadRecords,
                 config.avro().compressEarly() ? writers::earlyWriter : null, late);
+        PartitionMarker marker = doneTable == null ? null : marker(run, storage, metastore, clock, faults, doneTable);
+        CompactionRunner compactions = marker == null || !compacting(props, settings) ? null
+                : compactions(config, run, storage, metastore, settings, marker, clock);
         DoneMarking marking = doneTable == null ? DoneMarking.NONE
-                : doneMarking(config, run, storage, metastore, settings, watermarks, clock, faults, bounds, doneTable);
+                : doneMarking(config, metastore, settings, watermarks, clock, bounds, doneTable, marker,
+                        compactions == null ? (table, start) -> { } : compactions::offer);
         if (doneTable != null) {
             committer.tell(marking::landed);
         }
         return new TaskParts(run, storage, metastore, writers, buffer, flushPolicy(config, settings), committer,
-                watermarks, marking);
+                watermarks, marking, compactions);
     }
 
     private static RecordInput recordInput(HiveSinkConfig config) {
@@ -247,14 +256,43 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     }
 
     /** Marks the time partitions of the task's tables done, in {@code doneTable}. */
-    private static DoneMarking doneMarking(HiveSinkConfig config, TaskRun run, Storage storage,
-            MetastoreParts metastore, TableOverrides settings, TableWatermarks watermarks, LongSupplier clock,
-            FaultInjector faults, DoneBounds bounds, DoneTable doneTable) {
+    private static PartitionMarker marker(TaskRun run, Storage storage, MetastoreParts metastore, LongSupplier clock,
+            FaultInjector faults, DoneTable doneTable) {
         PartitionMoves moves = new CompactionMoves(new StateHolds(metastore.states()), run.task(),
                 new CompactionLog(metastore.tables(), metastore.client(), storage.fs(), CompactionLog.NAME));
-        PartitionMarker marker = new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
+        return new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
                 run.instance(), clock, faults, (table, partition, batches) -> metastore.ledger().counts().in(
                         storage.fs(), table, partition, batches), moves);
+    }
+
+    /** Whether a table may be compacted: {@code compaction.enabled} set, for the connector or a table. */
+    private static boolean compacting(Map<String, String> props, TableOverrides settings) {
+        return Boolean.parseBoolean(props.getOrDefault(CompactionConfig.COMPACTION_ENABLED, "false").trim())
+                || !settings.tablesSetting(CompactionConfig.COMPACTION_ENABLED).isEmpty();
+    }
+
+    /** The task's compactions of the done partitions of its compacted tables ({@code docs/compaction.md}). */
+    private static CompactionRunner compactions(HiveSinkConfig config, TaskRun run, Storage storage,
+            MetastoreParts metastore, TableOverrides settings, PartitionMarker marker, LongSupplier clock) {
+        String database = config.tables().database();
+        CompactionConfig compaction = config.compaction();
+        StateHolds holds = new StateHolds(metastore.states());
+        CompactionLog compactionLog = new CompactionLog(metastore.tables(), metastore.client(), storage.fs(),
+                CompactionLog.NAME);
+        Compactor compactor = new Compactor(metastore.client(), database, storage.fs(), holds, compactionLog, clock,
+                Thread::sleep, compaction.holdMaxMs());
+        StuckHolds finder = new StuckHolds(holds, run.task(), compactionLog, compactor, metastore.tables()::existing,
+                storage.fs(), compaction.holdMaxMs(), clock);
+        Retirement retirement = new Retirement(metastore.client(), database, storage.fs(), compactionLog,
+                compaction.retentionMs(), clock);
+        return new CompactionRunner(new CompactionRunner.Parts(run.connector(), run.task(), run.instance(),
+                database, storage.fs(), holds, metastore.tables()::existing, settings::configFor,
+                marker::hivePartitions), compactor, finder, retirement, compaction, clock);
+    }
+
+    private static DoneMarking doneMarking(HiveSinkConfig config, MetastoreParts metastore, TableOverrides settings,
+            TableWatermarks watermarks, LongSupplier clock, DoneBounds bounds, DoneTable doneTable,
+            PartitionMarker marker, java.util.function.ObjLongConsumer<PartitionMarker.TimeTable> onMarked) {
         String database = config.tables().database();
         Map<String, java.util.Optional<TimeGrain>> grains = new java.util.concurrent.ConcurrentHashMap<>();
         return new DoneMarking(watermarks, marker, doneTable, table -> {
@@ -263,8 +301,8 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                     .orElse(null);
             return grain == null ? null : new PartitionMarker.TimeTable(database, table,
                     metastore.tables().existing(table).partitionSpec().names(), grain,
-                    settings.configFor(table).done().successFile(), settings.configFor(table).compaction());
-        }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock, bounds);
+                    settings.configFor(table).done().successFile(), settings.configFor(table).compaction().enabled());
+        }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock, bounds, onMarked);
     }
 
     /** The grain of the table's time partitions, or null if it is not partitioned by time or its pattern has none. */

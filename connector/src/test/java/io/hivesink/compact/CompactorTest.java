@@ -55,6 +55,7 @@ class CompactorTest {
     private FileSystem fs;
     private StateTables states;
     private CompactionLog compactionLog;
+    private HiveTables tables;
     private Path current;
     private Path next;
     private final AtomicLong now = new AtomicLong(1_000_000);
@@ -64,7 +65,7 @@ class CompactorTest {
     void setUp() throws IOException {
         metastore = new InMemoryMetastore();
         fs = FileSystem.getLocal(new Configuration()).getRaw();
-        HiveTables tables = new HiveTables(metastore, "db", dir.toUri().toString(),
+        tables = new HiveTables(metastore, "db", dir.toUri().toString(),
                 table -> TableConfig.of(Map.of(), null));
         HiveTable orders = tables.ensureTable("orders", SCHEMA, new PartitionSpec(List.of("day"), List.of("string")));
         Path partitions = new Path(new Path(orders.location()).getParent(), "partitions_of_orders/" + DAY);
@@ -230,5 +231,64 @@ class CompactorTest {
         assertEquals(current.toString(), location());
         assertFalse(fs.exists(next));
         assertEquals(List.of(), states.read(0).state().holds());
+    }
+
+    private StuckHolds finder() {
+        return new StuckHolds(new StateHolds(states), 0, compactionLog, compactor(), tables::existing, fs, 10_000,
+                now::get);
+    }
+
+    @Test
+    void aHoldItsCompactorLeftUndecidedIsUndoneByAFinderOnceStuck() throws Exception {
+        target().merge().run(current, next, "compact-c-1"); // merged, then held, then the compactor died
+        new StateHolds(states).hold(new TaskState.Hold("orders", DAY, "compact-c-1", null, now.get()));
+        now.addAndGet(19_000);
+        assertEquals(0, finder().find(java.util.Set.of()), "not stuck before twice compaction.hold.max.ms");
+        now.addAndGet(1_000);
+        assertEquals(0, finder().find(java.util.Set.of("compact-c-1")), "not while it runs here");
+        assertEquals(1, finder().find(java.util.Set.of()));
+        assertEquals(Optional.of(CompactionLog.Outcome.UNDONE), compactionLog.outcome("compact-c-1"));
+        assertFalse(fs.exists(next), "its merged files go");
+        assertEquals(current.toString(), location());
+        for (int task = 0; task < 2; task++) {
+            assertEquals(List.of(), states.read(task).state().holds(), "task " + task + ": batches land again");
+        }
+        assertEquals(Compactor.Ended.UNDONE, compactor().compact(target()), "its compactor, back, is refused");
+        assertEquals(current.toString(), location());
+    }
+
+    @Test
+    void aCompactionDecidedButNotSwappedIsFinishedByAFinder() throws Exception {
+        MergeStep.Result merged = target().merge().run(current, next, "compact-c-1");
+        new StateHolds(states).hold(new TaskState.Hold("orders", DAY, "compact-c-1", null, now.get()));
+        compactionLog.finish("compact-c-1", List.of(new CompactionLog.Row("conn", 0, "orders", DAY,
+                current.toString(), next.toString(), List.of(), List.of(), List.of(), 40, 0, 0, now.get())));
+        assertEquals(1, merged.merged().size());
+        now.addAndGet(30_000);
+        assertEquals(1, finder().find(java.util.Set.of()));
+        assertEquals(next.toString(), location(), "swapped as its compactor would have");
+        assertEquals(range(10, 50), ids(next));
+        for (int task = 0; task < 2; task++) {
+            assertTrue(states.read(task).state().holds().get(0).released(), "task " + task);
+        }
+        assertEquals(0, finder().find(java.util.Set.of()), "a released hold is not stuck");
+    }
+
+    @Test
+    void theOldGenerationIsRemovedAfterTheRetentionAndAPartitionFoundThereIsPutBack() throws Exception {
+        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+        Retirement retirement = new Retirement(metastore, "db", fs, compactionLog, 3_600_000, now::get);
+        assertEquals(0, retirement.sweep(), "queries under way still read it");
+        assertTrue(fs.exists(current));
+        // a write of the partition read before the swap put the old location back
+        Partition back = metastore.getPartition("db", "orders", List.of("2026-11-29")).orElseThrow().deepCopy();
+        back.getSd().setLocation(current.toString());
+        metastore.alterPartitions("db", "orders", List.of(back));
+        now.addAndGet(3_600_000);
+        assertEquals(1, retirement.sweep());
+        assertFalse(fs.exists(current));
+        assertEquals(next.toString(), location(), "put back at the merged files before the old ones went");
+        assertEquals(range(10, 50), ids(next));
+        assertEquals(java.util.Map.of(), compactionLog.retiring(), "nothing left to retire");
     }
 }

@@ -49,7 +49,8 @@ class HiveTablesTest {
     static TableConfig options(String location, Map<String, String> properties, boolean evolve, boolean compaction) {
         return new TableConfig(List.of(), properties, evolve, "avro", "snappy", -1, "snappy", true, "snappy", 1_000_000,
                 new io.hivesink.config.DoneConfig.Table(600_000L, 0L, true,
-                        io.hivesink.config.DoneConfig.LatePolicy.LAND), compaction, location);
+                        io.hivesink.config.DoneConfig.LatePolicy.LAND),
+                new io.hivesink.config.CompactionConfig.Table(compaction, 1 << 27, 4), location);
     }
 
     @Test

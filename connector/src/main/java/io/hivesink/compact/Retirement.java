@@ -1,0 +1,81 @@
+package io.hivesink.compact;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hive.metastore.api.Partition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.hivesink.metastore.Metastore;
+import io.hivesink.table.HivePaths;
+
+/**
+ * Step 9 of a compaction ({@code docs/compaction.md}): once {@code compaction.retention.ms} has passed since it was
+ * decided, its partitions' old directories are removed. A partition found at its old directory all the same (a
+ * write of it read before the swap) is put back at the new one instead: nothing it points at is removed. Any task
+ * may retire any compaction; each step may be made twice.
+ */
+public final class Retirement {
+
+    private static final Logger log = LoggerFactory.getLogger(Retirement.class);
+
+    private final Metastore metastore;
+    private final String database;
+    private final FileSystem fs;
+    private final CompactionLog compactionLog;
+    private final long retentionMs;
+    private final LongSupplier clock;
+
+    public Retirement(Metastore metastore, String database, FileSystem fs, CompactionLog compactionLog,
+            long retentionMs, LongSupplier clock) {
+        this.metastore = metastore;
+        this.database = database;
+        this.fs = fs;
+        this.compactionLog = compactionLog;
+        this.retentionMs = retentionMs;
+        this.clock = clock;
+    }
+
+    /** Retires the compactions whose retention has passed; returns how many old directories it removed. */
+    public int sweep() {
+        int removed = 0;
+        for (Map.Entry<String, Long> due : compactionLog.retiring().entrySet()) {
+            if (clock.getAsLong() - due.getValue() < retentionMs) {
+                continue;
+            }
+            for (CompactionLog.Row row : compactionLog.rows(due.getKey())) {
+                removed += retire(due.getKey(), row) ? 1 : 0;
+            }
+            compactionLog.retired(due.getKey(), due.getValue()); // undone ones have no rows: nothing of theirs is left
+        }
+        return removed;
+    }
+
+    private boolean retire(String compaction, CompactionLog.Row row) {
+        List<Partition> found = metastore.partitionsByNames(database, row.table(), List.of(row.partition()));
+        if (!found.isEmpty() && HivePaths.sameDir(found.get(0).getSd().getLocation(), row.oldLocation())) {
+            log.warn("Partition {} of {}.{} is at the directory compaction {} moved it from; it is put back at {}",
+                    row.partition(), database, row.table(), compaction, row.newLocation());
+            Partition back = found.get(0).deepCopy();
+            back.getSd().setLocation(row.newLocation());
+            metastore.alterPartitions(database, row.table(), List.of(back));
+        }
+        try {
+            boolean removed = fs.delete(new Path(row.oldLocation()), true);
+            if (removed) {
+                log.info("Removed {}, the directory partition {} of {} had before compaction {}", row.oldLocation(),
+                        row.partition(), row.table(), compaction);
+            }
+            return removed;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not remove " + row.oldLocation() + ", the old directory of "
+                    + "partition " + row.partition() + " of " + row.table(), e);
+        }
+    }
+}

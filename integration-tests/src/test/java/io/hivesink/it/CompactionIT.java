@@ -1,0 +1,221 @@
+package io.hivesink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.hivesink.it.support.StackExtension;
+import io.hivesink.stack.EmbeddedStack;
+import io.hivesink.stack.FailoverStack;
+import io.hivesink.stack.SampleData;
+import io.hivesink.stack.connect.ConnectWorkerProcess;
+
+/**
+ * Compaction on real parts (docs/compaction.md): a Connect worker's two tasks land hours of records in many small
+ * files per hour, mark the hours done and compact them; Hive 4.0 and Spark read every record once before and after,
+ * the compaction log has a row per partition, Hive's MSCK REPAIR TABLE ... SYNC PARTITIONS keeps every compacted
+ * partition, the old directories go after the retention, and a late record lands in a compacted hour.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(StackExtension.class)
+class CompactionIT {
+
+    private static final String DATABASE = "compact_it";
+    private static final String TOPIC = "compact.orders";
+    private static final String TABLE = "compact_orders";
+    private static final Schema EVENT = SchemaBuilder.struct().name("io.hivesink.it.Event")
+            .field("id", Schema.INT64_SCHEMA)
+            .field("at", Schema.INT64_SCHEMA)
+            .build();
+    private static final long MINUTE = 60_000L;
+    private static final long HOUR = 3_600_000L;
+    private static final int HOURS = 4;
+    private static final long LATE_ID = 900_000;
+    private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("'dt='yyyy-MM-dd'/hr='HH")
+            .withZone(ZoneOffset.UTC);
+
+    private FailoverStack stack;
+    private KafkaProducer<byte[], byte[]> producer;
+    private final JsonConverter json = SampleData.jsonConverter();
+
+    @BeforeAll
+    void startStack(FailoverStack failover) {
+        stack = failover;
+        producer = stack.kafka().createProducer(SampleData.producerSettings());
+    }
+
+    @AfterAll
+    void closeProducer() {
+        if (producer != null) {
+            producer.close();
+        }
+    }
+
+    @Test
+    void doneHoursAreCompactedOnceAndEveryReaderReadsEveryRecordOnceBeforeAndAfter() throws Exception {
+        String connector = "compact-sink";
+        long first = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(8)).toEpochMilli();
+        Map<String, Long> expected = produce(first);
+        Map<String, String> config = stack.connectorConfig(connector, DATABASE);
+        config.put("topics", TOPIC);
+        config.put("tasks.max", "2");
+        config.put("partitioner", "time");
+        config.put("partition.time.field", "at");
+        config.put("partition.time.pattern", "dt=yyyy-MM-dd/hr=HH");
+        config.put("partition.done.lateness.ms", Long.toString(10 * MINUTE));
+        config.put("partition.done.idle.ms", "5000");
+        config.put("batch.max.records", "10"); // about three files per hour and task
+        config.put("table." + TABLE + ".compaction.enabled", "true");
+        config.put("compaction.min.files", "3");
+        config.put("compaction.retention.ms", "0");
+        config.put("compaction.hold.max.ms", "60000");
+        List<String> hours = new ArrayList<>();
+        for (int hour = 0; hour < HOURS; hour++) {
+            hours.add(NAME.format(Instant.ofEpochMilli(first + hour * HOUR)));
+        }
+        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of())) {
+            worker.rest().putConnector(connector, config);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), List.of(TOPIC));
+            EmbeddedStack.await("the first " + HOURS + " hours compacted", Duration.ofMinutes(3),
+                    () -> hours.stream().allMatch(hour -> !generationOf(hour).equals("0")));
+            assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
+                    + TABLE + " group by dt, hr"), "Hive: every record once, in its hour");
+            FileSystem fs = stack.tableFileSystem();
+            Map<String, Long> logged = new TreeMap<>();
+            for (List<String> row : stack.hive().query("select partition_name, record_count, size(replaced_files), "
+                    + "size(merged_files) from " + DATABASE + ".hive_sink_compactions where table_name = '" + TABLE
+                    + "'")) {
+                assertEquals(null, logged.put(row.get(0), Long.parseLong(row.get(1))), "one compaction each: " + row);
+                assertTrue(Integer.parseInt(row.get(2)) >= 3 && row.get(3).equals("1"), "small files, one merged: "
+                        + row);
+            }
+            for (String hour : hours) {
+                assertEquals(expected.get(hour), logged.get(hour), hour + ": the log counts its records");
+                Path location = new Path(location(hour));
+                assertEquals("/warehouse/hive-sink/" + DATABASE + ".db/partitions_of_" + TABLE + "/" + hour,
+                        location.getParent().toUri().getPath(), hour + ": a generation beside the table");
+                List<String> files = new ArrayList<>();
+                for (FileStatus file : fs.listStatus(location)) {
+                    files.add(file.getPath().getName());
+                }
+                assertEquals(1, files.stream().filter(name -> !name.startsWith("_")).count(), hour + ": " + files);
+                assertTrue(files.contains("_SUCCESS"), hour + ": the done marker's file stays: " + files);
+            }
+            EmbeddedStack.await("the old directories retired", Duration.ofMinutes(2), () -> hours.stream()
+                    .noneMatch(hour -> exists(fs, "/warehouse/hive-sink/" + DATABASE + ".db/partitions_of_" + TABLE
+                            + "/" + hour + "/0")));
+
+            // a late record lands in its compacted hour, where the partition is now
+            SampleData.sendAll(producer, List.of(record(0, LATE_ID, first + 10 * MINUTE)));
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of(TOPIC));
+            expected.merge(hours.get(0), 1L, Long::sum);
+            assertEquals(List.of(List.of(hours.get(0))), stack.hive().query("select concat('dt=', dt, '/hr=', hr) "
+                    + "from " + DATABASE + "." + TABLE + " where id = " + LATE_ID), "the late record, once");
+        }
+        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
+                + TABLE + " group by dt, hr"), "Hive, after the late record");
+        Map<String, Long> spark = new TreeMap<>();
+        for (List<String> row : stack.spark().query("select concat('dt=', dt, '/hr=', hr), count(*) from "
+                + DATABASE + "." + TABLE + " group by dt, hr").get(0)) {
+            spark.put(row.get(0), Long.parseLong(row.get(1)));
+        }
+        assertEquals(expected, spark, "Spark reads the compacted partitions as Hive does");
+        stack.hive().execute("msck repair table " + DATABASE + "." + TABLE + " sync partitions");
+        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
+                + TABLE + " group by dt, hr"), "MSCK REPAIR TABLE ... SYNC PARTITIONS keeps every partition");
+        List<String> found = java.nio.file.Files.readAllLines(stack.hive().logFile()).stream()
+                .filter(line -> line.contains("Msck: hive." + DATABASE + "." + TABLE + " - ")).toList();
+        assertFalse(found.isEmpty());
+        assertTrue(found.get(found.size() - 1).contains("#partsNotInFs: 0 "), found.toString());
+        System.out.printf("CompactionIT: %d hours compacted into one file each, %d records, read once by Hive and "
+                + "Spark%n", HOURS, expected.values().stream().mapToLong(Long::longValue).sum());
+    }
+
+    /** Four hours of records to two partitions, every two minutes, and one a quarter past the fifth hour each. */
+    private Map<String, Long> produce(long first) throws Exception {
+        stack.kafka().createTopic(TOPIC, 2);
+        Map<String, Long> perHour = new TreeMap<>();
+        List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+        long id = 0;
+        for (int partition = 0; partition < 2; partition++) {
+            for (long at = first; at < first + HOURS * HOUR; at += 2 * MINUTE) {
+                records.add(record(partition, id++, at));
+                perHour.merge(NAME.format(Instant.ofEpochMilli(at)), 1L, Long::sum);
+            }
+            long at = first + HOURS * HOUR + 15 * MINUTE;
+            records.add(record(partition, id++, at));
+            perHour.merge(NAME.format(Instant.ofEpochMilli(at)), 1L, Long::sum);
+        }
+        SampleData.sendAll(producer, records);
+        return perHour;
+    }
+
+    private Map<String, Long> counted(String query) throws Exception {
+        Map<String, Long> counted = new TreeMap<>();
+        for (List<String> row : stack.hive().query(query)) {
+            counted.put(row.get(0), Long.parseLong(row.get(1)));
+        }
+        return counted;
+    }
+
+    /** The partition's location, as HiveServer2 describes it. */
+    private String location(String hour) {
+        try {
+            String spec = String.join(", ", java.util.Arrays.stream(hour.split("/"))
+                    .map(kv -> kv.replaceFirst("=(.*)", "='$1'")).toList());
+            for (List<String> row : stack.hive().query("describe formatted " + DATABASE + "." + TABLE
+                    + " partition (" + spec + ")")) {
+                if (row.get(0) != null && row.get(0).trim().equals("Location:")) {
+                    return row.get(1).trim();
+                }
+            }
+            return null;
+        } catch (Exception e) {
+            return null; // not there yet
+        }
+    }
+
+    private String generationOf(String hour) {
+        String location = location(hour);
+        return location == null ? "0" : new Path(location).getName();
+    }
+
+    private static boolean exists(FileSystem fs, String path) {
+        try {
+            return fs.exists(new Path(path));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private ProducerRecord<byte[], byte[]> record(int partition, long id, long at) {
+        byte[] value = json.fromConnectData(TOPIC, EVENT, new Struct(EVENT).put("id", id).put("at", at));
+        return new ProducerRecord<>(TOPIC, partition, at, Long.toString(id).getBytes(StandardCharsets.UTF_8), value);
+    }
+}
