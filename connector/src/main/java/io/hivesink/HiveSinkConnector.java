@@ -46,6 +46,7 @@ public class HiveSinkConnector extends SinkConnector {
         for (int i = 0; i < maxTasks; i++) {
             Map<String, String> task = new HashMap<>(props);
             task.put(HiveSinkConfig.TASK_ID, Integer.toString(i));
+            task.put(HiveSinkConfig.TASK_COUNT, Integer.toString(maxTasks));
             configs.add(task);
         }
         return configs;

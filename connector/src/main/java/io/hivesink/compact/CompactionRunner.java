@@ -24,6 +24,7 @@ import io.hivesink.commit.StateHolds;
 import io.hivesink.config.CompactionConfig;
 import io.hivesink.config.TableConfig;
 import io.hivesink.config.TablesConfig;
+import io.hivesink.done.DoneListener;
 import io.hivesink.done.PartitionMarker;
 import io.hivesink.metastore.HiveTable;
 import io.hivesink.table.PartitionValues;
@@ -31,23 +32,29 @@ import io.hivesink.table.PartitionValues;
 /**
  * A task's compactions, on a thread of their own (a compaction waits for batches its own task commits, so it never
  * runs on the committing thread). The done marking hands it each time partition whose done row this task wrote (one
- * task per time partition); it compacts its Hive partitions one at a time, resting after each so that compactions
+ * task per time partition), and at the task's start the last ones marked before that fall to it; it compacts their
+ * Hive partitions one at a time, resting after each so that compactions
  * take at most {@code compaction.cpu.share} of the CPU time of a core. Every minute, and at its start, it ends stuck
  * compactions ({@link StuckHolds}) and retires those past their retention ({@link Retirement}). A failed compaction
- * is given up ({@link Compactor#giveUp}) and logged; the partition is not tried again until it is done again.
+ * is given up ({@link Compactor#giveUp}) and logged; the partition is tried again when a task starts.
  */
-public final class CompactionRunner implements AutoCloseable {
+public final class CompactionRunner implements DoneListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CompactionRunner.class);
     /** How often stuck holds are looked for and old directories retired. */
     static final long SWEEP_EVERY_MS = 60_000;
+    /**
+     * How many time partitions before where the marks stand a task looks at when it starts: those whose compaction
+     * a stop or crash interrupted before it began (they are not marked again).
+     */
+    static final int RESUMED_TIME_PARTITIONS = 48;
 
     /**
      * What the runner needs of the task.
      *
      * @param partitionsOf the Hive partitions of a time partition, as the done marker finds them
      */
-    public record Parts(String connector, int task, String instance, String database, FileSystem fs,
+    public record Parts(String connector, int task, int taskCount, String instance, String database, FileSystem fs,
             StateHolds holds, Function<String, HiveTable> tables, Function<String, TableConfig> configs,
             BiFunction<PartitionMarker.TimeTable, Long, List<Partition>> partitionsOf) {
     }
@@ -63,6 +70,7 @@ public final class CompactionRunner implements AutoCloseable {
     private final Set<String> running = ConcurrentHashMap.newKeySet();
     private final Set<String> notAvro = ConcurrentHashMap.newKeySet();
     private Thread thread;
+    private volatile boolean started;
     private volatile boolean stopped;
     private long sequence;
 
@@ -84,13 +92,35 @@ public final class CompactionRunner implements AutoCloseable {
     public synchronized void start(Function<Runnable, Runnable> threadWrapper) {
         thread = new Thread(threadWrapper.apply(this::run), "hive-sink-" + parts.instance() + "-compactor");
         thread.setDaemon(true);
+        started = true;
         thread.start();
     }
 
     /** Takes a time partition this task marked done; its Hive partitions are compacted on the runner's thread. */
-    public void offer(PartitionMarker.TimeTable table, long start) {
-        if (table.compacted()) {
+    @Override
+    public void marked(PartitionMarker.TimeTable table, long start) {
+        if (started && table.compacted()) {
             queue.add(Map.entry(table, start));
+        }
+    }
+
+    /**
+     * Takes the last {@link #RESUMED_TIME_PARTITIONS} time partitions marked before the task started that fall to
+     * it (by a hash over the tasks), so that one whose compaction never began is compacted; one compacted already
+     * holds too few files to be compacted again, and costs a listing.
+     */
+    @Override
+    public void resumed(PartitionMarker.TimeTable table, long markedUntil) {
+        if (!started || !table.compacted()) {
+            return;
+        }
+        long start = markedUntil;
+        for (int i = 0; i < RESUMED_TIME_PARTITIONS; i++) {
+            start = table.grain().startOf(start - 1);
+            String name = table.name() + "/" + table.timePartition(start);
+            if (Math.floorMod(name.hashCode(), parts.taskCount()) == parts.task()) {
+                queue.add(Map.entry(table, start));
+            }
         }
     }
 
@@ -163,7 +193,7 @@ public final class CompactionRunner implements AutoCloseable {
         }
         HiveTable hiveTable = parts.tables().apply(table);
         sequence++;
-        String id = parts.instance() + "-k" + sequence;
+        String id = CompactedBatches.id(parts.instance(), sequence);
         Compactor.Target target = new Compactor.Target(parts.connector(), parts.task(), table, path,
                 new Path(partition.getSd().getLocation()), new Path(hiveTable.generation(path, id)), id,
                 new MergeStep(parts.fs(), new AvroFileMerger(), ".avro", config.compaction().targetBytes(),

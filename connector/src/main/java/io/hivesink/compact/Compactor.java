@@ -109,7 +109,17 @@ public final class Compactor {
         // 5. Late arrivals: what landed since the listing goes into the next generation as it is
         Set<String> listed = new HashSet<>();
         merged.snapshot().files().forEach(file -> listed.add(file.getPath().getName()));
-        for (FileStatus file : PartitionFiles.list(fs, target.current()).files()) {
+        PartitionFiles now = PartitionFiles.list(fs, target.current());
+        if (!now.foreign().isEmpty()) { // someone else's files came in since step 2: not the connector's to merge
+            log.warn("Compaction {} of partition {} of {} is undone: files that are not hive-sink's came into {} "
+                    + "meanwhile: {}", target.compaction(), target.partition(), target.table(), target.current(),
+                    now.foreign());
+            if (compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
+                undo(target);
+                return Ended.UNDONE;
+            }
+        }
+        for (FileStatus file : now.files()) {
             if (!listed.contains(file.getPath().getName())) {
                 target.merge().copy(file.getPath(), target.next());
             }

@@ -49,6 +49,10 @@ public final class Retirement {
             if (clock.getAsLong() - due.getValue() < retentionMs) {
                 continue;
             }
+            java.util.Optional<CompactionLog.Outcome> outcome = compactionLog.outcome(due.getKey());
+            if (outcome.isEmpty()) {
+                continue; // not decided yet (a short retention): its rows may come
+            }
             for (CompactionLog.Row row : compactionLog.rows(due.getKey())) {
                 removed += retire(due.getKey(), row) ? 1 : 0;
             }

@@ -51,8 +51,7 @@ public record CompactionConfig(long retentionMs, long holdMaxMs, double cpuShare
                         + "compaction moves the partition to a new directory in one metastore call and Hive's MSCK "
                         + "REPAIR TABLE keeps it. Do not run Trino's sync_partition_metadata with DROP or FULL and "
                         + "case_sensitive=true on such a table: it drops the partitions that live outside. Being "
-                        + "built (issue 46): Avro tables only so far, and the ledger's complete-batches query does "
-                        + "not count merged files yet.",
+                        + "built (issue 46): Avro tables only so far.",
                 GROUP, ++order, Width.SHORT, "Compaction");
         def.define(COMPACTION_TARGET_BYTES, Type.LONG, 128L * 1024 * 1024, ConfigDef.Range.atLeast(1L << 20),
                 Importance.MEDIUM,

@@ -21,6 +21,8 @@ public final class HiveSinkConfig extends AbstractConfig {
 
     /** Set by the connector in each task's configuration (not a user setting): which task this is. */
     public static final String TASK_ID = "hive-sink.task.id";
+    /** Set by the connector in each task's configuration (not a user setting): how many tasks it runs. */
+    public static final String TASK_COUNT = "hive-sink.task.count";
 
     /** Hive identifiers: what a database, table or column name may hold without quoting. */
     public static final Pattern HIVE_IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");

@@ -51,7 +51,7 @@ public final class TableRouter {
 
     public static TableRouter fromConfig(TablesConfig config) {
         return new TableRouter(config.tableMap(), config.routeTopicRegex(), config.routeField(),
-                config.routeTableTemplate(), Set.of(config.ledgerTable()));
+                config.routeTableTemplate(), Set.of(config.ledgerTable(), "hive_sink_compactions"));
     }
 
     /** True if every record of a topic lands in one table, so that callers may cache the table per topic. */

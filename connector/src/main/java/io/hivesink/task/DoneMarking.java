@@ -8,13 +8,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
-import java.util.function.ObjLongConsumer;
 import java.util.function.ToLongFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.done.DoneBounds;
+import io.hivesink.done.DoneListener;
 import io.hivesink.done.DoneTable;
 import io.hivesink.done.PartitionMarker;
 import io.hivesink.done.PartitionMarker.TimeTable;
@@ -75,20 +75,21 @@ class DoneMarking {
     /** When each time partition was last noted: one that takes late records at every commit is noted once a while. */
     private final Map<TimePartition, Long> notedAt = new ConcurrentHashMap<>();
     private final Set<TimePartition> failingNotes = new HashSet<>();
-    /** Told of each time partition whose done row this task wrote (its compactions). */
-    private final ObjLongConsumer<TimeTable> onMarked;
+    /** Told of each time partition whose done row this task wrote, and of where marks stood at its first look. */
+    private final DoneListener listener;
 
     /**
      * @param timeTables per table, what the marker needs of it, or null if it has no time partitions to mark
      * @param delayMs    per table, how far past a time partition's end its watermark must be
      * @param backfillMs how far before the watermark a table's first marks start, at most
      * @param bounds     told where each table's marks reach, as they are found and made
-     * @param onMarked   told of each time partition whose done row this task wrote, by its table and start
+     * @param listener   told of each time partition whose done row this task wrote, and where each table's marks
+     *                   stood at the task's first look (its compactions)
      */
     DoneMarking(TableWatermarks watermarks, PartitionMarker marker, DoneTable doneTable,
             Function<String, TimeTable> timeTables, ToLongFunction<String> delayMs, long backfillMs,
-            LongSupplier clock, DoneBounds bounds, ObjLongConsumer<TimeTable> onMarked) {
-        this.onMarked = onMarked;
+            LongSupplier clock, DoneBounds bounds, DoneListener listener) {
+        this.listener = listener;
         this.bounds = bounds;
         this.backfillMs = backfillMs;
         this.clock = clock;
@@ -155,7 +156,7 @@ class DoneMarking {
             long markStarted = clock.getAsLong();
             boolean wrote = marker.mark(timeTable, from, watermark);
             if (wrote) {
-                onMarked.accept(timeTable, from);
+                listener.marked(timeTable, from);
             }
             // batches told before the mark began had their files in place when it counted them: nothing to note
             TimePartition marked = new TimePartition(table, from);
@@ -254,6 +255,7 @@ class DoneMarking {
         long until = doneTable.markedUntil(table, timeTable.grain());
         if (until != Long.MIN_VALUE) {
             bounds.advanced(table, until);
+            listener.resumed(timeTable, until);
             return until;
         }
         long first = marker.firstStart(timeTable);

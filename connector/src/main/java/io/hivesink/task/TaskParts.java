@@ -23,6 +23,7 @@ import io.hivesink.commit.StateDatabase;
 import io.hivesink.commit.StateHolds;
 import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskRun;
+import io.hivesink.compact.CompactedBatches;
 import io.hivesink.compact.CompactionLog;
 import io.hivesink.compact.CompactionMoves;
 import io.hivesink.compact.CompactionRunner;
@@ -39,6 +40,7 @@ import io.hivesink.config.TableConfig;
 import io.hivesink.config.TableOverrides;
 import io.hivesink.config.TablesConfig;
 import io.hivesink.done.DoneBounds;
+import io.hivesink.done.DoneListener;
 import io.hivesink.done.DoneTable;
 import io.hivesink.done.PartitionMarker;
 import io.hivesink.done.PartitionMoves;
@@ -88,10 +90,12 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 TaskRun run) {
             TablesConfig tablesConfig = config.tables();
             String database = tablesConfig.database();
-            // the ledger's and the done table's rows are Avro files whatever format the tables have, and their
+            // the ledger's, the done table's and the compaction log's rows are Avro files whatever format the tables
+            // have, and their
             // schemas follow the connector's whatever schema.evolution says
             HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
                     table -> table.equals(tablesConfig.ledgerTable()) || table.equals(config.done().table())
+                            || table.equals(CompactionLog.NAME)
                             ? tableConfig(storage.fs(), settings, table).asConnectorsOwn()
                             : tableConfig(storage.fs(), settings, table));
             StateTables.Deployment deployment = new StateTables.Deployment(run.connector(),
@@ -165,10 +169,10 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 config.avro().compressEarly() ? writers::earlyWriter : null, late);
         PartitionMarker marker = doneTable == null ? null : marker(run, storage, metastore, clock, faults, doneTable);
         CompactionRunner compactions = marker == null || !compacting(props, settings) ? null
-                : compactions(config, run, storage, metastore, settings, marker, clock);
+                : compactions(config, props, run, storage, metastore, settings, marker, clock);
         DoneMarking marking = doneTable == null ? DoneMarking.NONE
                 : doneMarking(config, metastore, settings, watermarks, clock, bounds, doneTable, marker,
-                        compactions == null ? (table, start) -> { } : compactions::offer);
+                        compactions == null ? DoneListener.NONE : compactions);
         if (doneTable != null) {
             committer.tell(marking::landed);
         }
@@ -258,11 +262,17 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     /** Marks the time partitions of the task's tables done, in {@code doneTable}. */
     private static PartitionMarker marker(TaskRun run, Storage storage, MetastoreParts metastore, LongSupplier clock,
             FaultInjector faults, DoneTable doneTable) {
-        PartitionMoves moves = new CompactionMoves(new StateHolds(metastore.states()), run.task(),
-                new CompactionLog(metastore.tables(), metastore.client(), storage.fs(), CompactionLog.NAME));
+        CompactionLog compactionLog = new CompactionLog(metastore.tables(), metastore.client(), storage.fs(),
+                CompactionLog.NAME);
+        PartitionMoves moves = new CompactionMoves(new StateHolds(metastore.states()), run.task(), compactionLog);
         return new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
-                run.instance(), clock, faults, (table, partition, batches) -> metastore.ledger().counts().in(
-                        storage.fs(), table, partition, batches), moves);
+                run.instance(), clock, faults, new CompactedBatches((table, partition, batches) -> metastore.ledger()
+                        .counts().in(storage.fs(), table, partition, batches), compactionLog), moves);
+    }
+
+    /** How many tasks the connector runs, as it told each; 1 where it did not (a task built by a test). */
+    private static int taskCount(Map<String, String> props) {
+        return Integer.parseInt(props.getOrDefault(HiveSinkConfig.TASK_COUNT, "1"));
     }
 
     /** Whether a table may be compacted: {@code compaction.enabled} set, for the connector or a table. */
@@ -272,7 +282,8 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     }
 
     /** The task's compactions of the done partitions of its compacted tables ({@code docs/compaction.md}). */
-    private static CompactionRunner compactions(HiveSinkConfig config, TaskRun run, Storage storage,
+    private static CompactionRunner compactions(HiveSinkConfig config, Map<String, String> props, TaskRun run,
+            Storage storage,
             MetastoreParts metastore, TableOverrides settings, PartitionMarker marker, LongSupplier clock) {
         String database = config.tables().database();
         CompactionConfig compaction = config.compaction();
@@ -282,17 +293,18 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         Compactor compactor = new Compactor(metastore.client(), database, storage.fs(), holds, compactionLog, clock,
                 Thread::sleep, compaction.holdMaxMs());
         StuckHolds finder = new StuckHolds(holds, run.task(), compactionLog, compactor, metastore.tables()::existing,
-                storage.fs(), compaction.holdMaxMs(), clock);
+                storage.fs(), compaction.holdMaxMs(), clock, run.instance());
         Retirement retirement = new Retirement(metastore.client(), database, storage.fs(), compactionLog,
                 compaction.retentionMs(), clock);
-        return new CompactionRunner(new CompactionRunner.Parts(run.connector(), run.task(), run.instance(),
+        return new CompactionRunner(new CompactionRunner.Parts(run.connector(), run.task(), taskCount(props),
+                run.instance(),
                 database, storage.fs(), holds, metastore.tables()::existing, settings::configFor,
                 marker::hivePartitions), compactor, finder, retirement, compaction, clock);
     }
 
     private static DoneMarking doneMarking(HiveSinkConfig config, MetastoreParts metastore, TableOverrides settings,
             TableWatermarks watermarks, LongSupplier clock, DoneBounds bounds, DoneTable doneTable,
-            PartitionMarker marker, java.util.function.ObjLongConsumer<PartitionMarker.TimeTable> onMarked) {
+            PartitionMarker marker, DoneListener listener) {
         String database = config.tables().database();
         Map<String, java.util.Optional<TimeGrain>> grains = new java.util.concurrent.ConcurrentHashMap<>();
         return new DoneMarking(watermarks, marker, doneTable, table -> {
@@ -302,7 +314,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
             return grain == null ? null : new PartitionMarker.TimeTable(database, table,
                     metastore.tables().existing(table).partitionSpec().names(), grain,
                     settings.configFor(table).done().successFile(), settings.configFor(table).compaction().enabled());
-        }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock, bounds, onMarked);
+        }, table -> settings.configFor(table).done().delayMs(), config.done().backfillMs(), clock, bounds, listener);
     }
 
     /** The grain of the table's time partitions, or null if it is not partitioned by time or its pattern has none. */

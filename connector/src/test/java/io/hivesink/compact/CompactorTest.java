@@ -235,7 +235,7 @@ class CompactorTest {
 
     private StuckHolds finder() {
         return new StuckHolds(new StateHolds(states), 0, compactionLog, compactor(), tables::existing, fs, 10_000,
-                now::get);
+                now::get, "conn-t0-new-run");
     }
 
     @Test
@@ -290,5 +290,70 @@ class CompactorTest {
         assertEquals(next.toString(), location(), "put back at the merged files before the old ones went");
         assertEquals(range(10, 50), ids(next));
         assertEquals(java.util.Map.of(), compactionLog.retiring(), "nothing left to retire");
+    }
+
+    @Test
+    void aHoldOfAnEarlierRunOfTheTaskIsStuckAtOnce() throws Exception {
+        String earlier = CompactedBatches.id("conn-t0-old-run", 1);
+        new StateHolds(states).hold(new TaskState.Hold("orders", DAY, earlier, null, now.get()));
+        new StateHolds(states).hold(new TaskState.Hold("orders", "day=2026-11-30", CompactedBatches.id(
+                "conn-t1-old-run", 1), null, now.get()));
+        assertEquals(1, finder().find(java.util.Set.of()), "its own earlier run's, not task 1's, which may be live");
+        assertEquals(Optional.of(CompactionLog.Outcome.UNDONE), compactionLog.outcome(earlier));
+        assertEquals(null, states.read(1).state().holdOn("orders", DAY), "batches land in the day again");
+    }
+
+    @Test
+    void filesOfSomeoneElseThatComeInDuringTheCompactionUndoIt() throws Exception {
+        batchInFlight();
+        onSleep = () -> { // a Hive INSERT writes into the partition, then the batch lands
+            try {
+                fs.create(new Path(current, "000000_0")).close();
+                landed("conn-t1-b-5", 50, 9_000);
+                StateTables.Stored task1 = states.read(1);
+                states.write(task1, task1.state().withIntent(null));
+                onSleep = () -> { };
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        assertEquals(Compactor.Ended.UNDONE, compactor().compact(target()));
+        assertEquals(current.toString(), location(), "its rows stay where readers find them");
+        assertFalse(fs.exists(next));
+    }
+
+    @Test
+    void aShortRetentionKeepsTheNoteOfACompactionNotDecidedYet() throws Exception {
+        compactionLog.retireLater("compact-c-1", now.get());
+        Retirement retirement = new Retirement(metastore, "db", fs, compactionLog, 0, now::get);
+        assertEquals(0, retirement.sweep());
+        assertEquals(java.util.Set.of("compact-c-1"), compactionLog.retiring().keySet(), "its rows may still come");
+        compactionLog.finish("compact-c-1", List.of(new CompactionLog.Row("conn", 0, "orders", DAY,
+                current.toString(), next.toString(), List.of(), List.of(), List.of(), 40, 0, 0, now.get())));
+        fs.mkdirs(next);
+        Partition moved = metastore.getPartition("db", "orders", List.of("2026-11-29")).orElseThrow().deepCopy();
+        moved.getSd().setLocation(next.toString());
+        metastore.alterPartitions("db", "orders", List.of(moved));
+        assertEquals(1, retirement.sweep());
+        assertFalse(fs.exists(current), "retired once decided");
+    }
+
+    @Test
+    void aMergedFilesRecordsAreCountedThroughTheBatchesItsCompactionReplaced() throws Exception {
+        String id = CompactedBatches.id("conn-t0-run-x", 1);
+        assertEquals(Optional.of(id), DataFileName.batchOf(DataFileName.of(id, 1, ".avro")),
+                "the connector's own file, whose id the complete-batches query finds in the log");
+        compactionLog.finish(id, List.of(new CompactionLog.Row("conn", 0, "orders", DAY, current.toString(),
+                next.toString(), List.of(), List.of("conn-t0-a-1", "conn-t0-a-2"), List.of(), 20, 0, 0, now.get())));
+        List<java.util.Set<String>> asked = new ArrayList<>();
+        CompactedBatches counted = new CompactedBatches((table, partition, batches) -> {
+            asked.add(batches);
+            return new io.hivesink.commit.LedgerCounts.Counts(batches.size(), 0);
+        }, compactionLog);
+        counted.in("orders", DAY, java.util.Set.of(id, "conn-t0-a-3"));
+        assertEquals(java.util.Set.of("conn-t0-a-1", "conn-t0-a-2", "conn-t0-a-3"), asked.get(0));
+        counted.in("orders", DAY, java.util.Set.of(CompactedBatches.id("conn-t0-run-x", 2)));
+        assertEquals(java.util.Set.of(CompactedBatches.id("conn-t0-run-x", 2)), asked.get(1),
+                "one the log does not have is asked of the ledger as it is: its count is unknown");
     }
 }

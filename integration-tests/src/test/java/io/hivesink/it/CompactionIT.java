@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.it.support.PartitionDescription;
 import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
@@ -140,6 +141,15 @@ class CompactionIT {
         }
         assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
                 + TABLE + " group by dt, hr"), "Hive, after the late record");
+        // the README's complete-batches query, with the compaction log's ids: every record once, as before
+        String batches = " join (select distinct batch_id from " + DATABASE + ".hive_sink_ledger where table_name = '"
+                + TABLE + "' union select compaction_id from " + DATABASE + ".hive_sink_compactions where "
+                + "table_name = '" + TABLE + "') b on regexp_extract(";
+        String batchId = ", 'part-(.+)-[0-9]+[.]avro$', 1) = b.batch_id";
+        long total = expected.values().stream().mapToLong(Long::longValue).sum();
+        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), stack.hive().query("select "
+                + "count(*), count(distinct o.id) from " + DATABASE + "." + TABLE + " o" + batches
+                + "o.INPUT__FILE__NAME" + batchId), "Hive: the complete batches hold every record once");
         Map<String, Long> spark = new TreeMap<>();
         for (List<String> row : stack.spark().query("select concat('dt=', dt, '/hr=', hr), count(*) from "
                 + DATABASE + "." + TABLE + " group by dt, hr").get(0)) {
@@ -184,20 +194,12 @@ class CompactionIT {
         return counted;
     }
 
-    /** The partition's location, as HiveServer2 describes it. */
+    /** The partition's location, as HiveServer2 describes it; null if it is not there yet. */
     private String location(String hour) {
         try {
-            String spec = String.join(", ", java.util.Arrays.stream(hour.split("/"))
-                    .map(kv -> kv.replaceFirst("=(.*)", "='$1'")).toList());
-            for (List<String> row : stack.hive().query("describe formatted " + DATABASE + "." + TABLE
-                    + " partition (" + spec + ")")) {
-                if (row.get(0) != null && row.get(0).trim().equals("Location:")) {
-                    return row.get(1).trim();
-                }
-            }
-            return null;
+            return PartitionDescription.of(stack.hive(), DATABASE, TABLE, hour, "Location:");
         } catch (Exception e) {
-            return null; // not there yet
+            return null;
         }
     }
 

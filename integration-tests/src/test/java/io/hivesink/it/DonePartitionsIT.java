@@ -32,6 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
+import io.hivesink.it.support.PartitionDescription;
 import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
@@ -401,17 +402,7 @@ class DonePartitionsIT {
 
     /** A parameter of a table's Hive partition, as HiveServer2 describes it, or null. */
     private String partitionParameter(String table, String hour, String key) throws Exception {
-        String spec = String.join(", ", java.util.Arrays.stream(hour.split("/"))
-                .map(kv -> kv.replaceFirst("=(.*)", "='$1'")).toList());
-        for (List<String> row : stack.hive().query("describe formatted " + DATABASE + "." + table + " partition ("
-                + spec + ")")) {
-            for (int i = 0; i + 1 < row.size(); i++) {
-                if (row.get(i) != null && row.get(i).trim().equals(key)) {
-                    return row.get(i + 1) == null ? null : row.get(i + 1).trim();
-                }
-            }
-        }
-        return null;
+        return PartitionDescription.of(stack.hive(), DATABASE, table, hour, key);
     }
 
     private static boolean compacted(String table) {
