@@ -150,7 +150,7 @@ public final class CommitCostBenchmark {
         return sorted.get(sorted.size() / 2);
     }
 
-    private static int intArg(String[] args, String name, int fallback) {
+    static int intArg(String[] args, String name, int fallback) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
                 return Integer.parseInt(args[i + 1]);
