@@ -16,6 +16,8 @@ import org.apache.hadoop.hive.metastore.api.Partition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.FaultPoint;
 import io.hivesink.commit.Manifest;
 import io.hivesink.commit.StateHolds;
 import io.hivesink.commit.TaskState;
@@ -43,6 +45,7 @@ public final class Compactor {
     private final LongSupplier clock;
     private final Sleeper sleeper;
     private final long holdMaxMs;
+    private final FaultInjector faults;
 
     /** Waits between looks at the batches a hold waits for; tests step time. */
     public interface Sleeper {
@@ -50,7 +53,8 @@ public final class Compactor {
     }
 
     public Compactor(Metastore metastore, String database, FileSystem fs, StateHolds holds,
-            CompactionLog compactionLog, LongSupplier clock, Sleeper sleeper, long holdMaxMs) {
+            CompactionLog compactionLog, LongSupplier clock, Sleeper sleeper, long holdMaxMs, FaultInjector faults) {
+        this.faults = faults;
         this.metastore = metastore;
         this.database = database;
         this.fs = fs;
@@ -87,6 +91,7 @@ public final class Compactor {
                     merged.skipped());
             return Ended.SKIPPED;
         }
+        faults.reached(FaultPoint.COMPACTION_MERGED);
         // 3. Hold: the partition in every task's state; batches already on their way are noted
         TaskState.Hold hold = new TaskState.Hold(target.table(), target.partition(), target.compaction(), null,
                 clock.getAsLong());
@@ -99,6 +104,7 @@ public final class Compactor {
             undo(target); // moved meanwhile (another compaction's finder, a user): this listing is not its files
             return Ended.BUSY;
         }
+        faults.reached(FaultPoint.COMPACTION_HELD);
         // 4. Wait for those of them that land in the partition
         if (!waitForBatchesInFlight(target, held.intents())) {
             if (compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
@@ -135,6 +141,7 @@ public final class Compactor {
             undo(target);
             return Ended.UNDONE;
         }
+        faults.reached(FaultPoint.COMPACTION_DECIDED);
         // 7. Swap, 8. release: from whoever finds the compaction decided, too
         return finish(target.table(), target.partition(), target.compaction(), target.current(), target.next())
                 ? Ended.SWAPPED : Ended.UNDONE;
@@ -161,6 +168,7 @@ public final class Compactor {
             Partition swapped = found.get(0).deepCopy();
             swapped.getSd().setLocation(next.toString());
             metastore.alterPartitions(database, table, List.of(swapped));
+            faults.reached(FaultPoint.COMPACTION_SWAPPED);
         }
         holds.release(new TaskState.Hold(table, partition, compaction, next.toString(), clock.getAsLong()));
         return true;

@@ -169,7 +169,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 config.avro().compressEarly() ? writers::earlyWriter : null, late);
         PartitionMarker marker = doneTable == null ? null : marker(run, storage, metastore, clock, faults, doneTable);
         CompactionRunner compactions = marker == null || !compacting(props, settings) ? null
-                : compactions(config, props, run, storage, metastore, settings, marker, clock);
+                : compactions(config, props, run, storage, metastore, settings, marker, clock, faults);
         DoneMarking marking = doneTable == null ? DoneMarking.NONE
                 : doneMarking(config, metastore, settings, watermarks, clock, bounds, doneTable, marker,
                         compactions == null ? DoneListener.NONE : compactions);
@@ -284,14 +284,15 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     /** The task's compactions of the done partitions of its compacted tables ({@code docs/compaction.md}). */
     private static CompactionRunner compactions(HiveSinkConfig config, Map<String, String> props, TaskRun run,
             Storage storage,
-            MetastoreParts metastore, TableOverrides settings, PartitionMarker marker, LongSupplier clock) {
+            MetastoreParts metastore, TableOverrides settings, PartitionMarker marker, LongSupplier clock,
+            FaultInjector faults) {
         String database = config.tables().database();
         CompactionConfig compaction = config.compaction();
         StateHolds holds = new StateHolds(metastore.states());
         CompactionLog compactionLog = new CompactionLog(metastore.tables(), metastore.client(), storage.fs(),
                 CompactionLog.NAME);
         Compactor compactor = new Compactor(metastore.client(), database, storage.fs(), holds, compactionLog, clock,
-                Thread::sleep, compaction.holdMaxMs());
+                Thread::sleep, compaction.holdMaxMs(), faults);
         StuckHolds finder = new StuckHolds(holds, run.task(), compactionLog, compactor, metastore.tables()::existing,
                 storage.fs(), compaction.holdMaxMs(), clock, run.instance());
         Retirement retirement = new Retirement(metastore.client(), database, storage.fs(), compactionLog,

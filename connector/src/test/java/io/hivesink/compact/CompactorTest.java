@@ -105,7 +105,7 @@ class CompactorTest {
         return new Compactor(metastore, "db", fs, new StateHolds(states), compactionLog, now::get, ms -> {
             now.addAndGet(ms);
             onSleep.run();
-        }, 10_000);
+        }, 10_000, io.hivesink.commit.FaultInjector.NONE);
     }
 
     private Compactor.Target target() {

@@ -92,7 +92,8 @@ class PartitionWriteTest {
         holds = new StateHolds(states);
         compactionLog = new CompactionLog(tables, metastore, fs, CompactionLog.NAME);
         AtomicLong now = new AtomicLong(1_000_000);
-        compactor = new Compactor(metastore, "db", fs, holds, compactionLog, now::get, now::addAndGet, 10_000);
+        compactor = new Compactor(metastore, "db", fs, holds, compactionLog, now::get, now::addAndGet, 10_000,
+                io.hivesink.commit.FaultInjector.NONE);
         for (int batch = 1; batch <= 4; batch++) {
             landed("conn-t0-a-" + batch, batch * 10L);
         }

@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import io.hivesink.commit.FaultInjector;
+import io.hivesink.commit.FaultPoint;
 import io.hivesink.it.support.PartitionDescription;
 import io.hivesink.it.support.StackExtension;
 import io.hivesink.stack.EmbeddedStack;
@@ -58,6 +60,7 @@ class CompactionIT {
     private static final long HOUR = 3_600_000L;
     private static final int HOURS = 4;
     private static final long LATE_ID = 900_000;
+    private static final String BATCH_ID = ", 'part-(.+)-[0-9]+[.]avro$', 1) = b.batch_id";
     private static final DateTimeFormatter NAME = DateTimeFormatter.ofPattern("'dt='yyyy-MM-dd'/hr='HH")
             .withZone(ZoneOffset.UTC);
 
@@ -79,32 +82,17 @@ class CompactionIT {
     }
 
     @Test
-    void doneHoursAreCompactedOnceAndEveryReaderReadsEveryRecordOnceBeforeAndAfter() throws Exception {
+    void doneHoursAreCompactedOnceAndHiveAndSparkReadEveryRecordOnce() throws Exception {
         String connector = "compact-sink";
-        long first = Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(8)).toEpochMilli();
-        Map<String, Long> expected = produce(first);
-        Map<String, String> config = stack.connectorConfig(connector, DATABASE);
-        config.put("topics", TOPIC);
-        config.put("tasks.max", "2");
-        config.put("partitioner", "time");
-        config.put("partition.time.field", "at");
-        config.put("partition.time.pattern", "dt=yyyy-MM-dd/hr=HH");
-        config.put("partition.done.lateness.ms", Long.toString(10 * MINUTE));
-        config.put("partition.done.idle.ms", "5000");
-        config.put("batch.max.records", "10"); // about three files per hour and task
-        config.put("table." + TABLE + ".compaction.enabled", "true");
-        config.put("compaction.min.files", "3");
-        config.put("compaction.retention.ms", "0");
-        config.put("compaction.hold.max.ms", "60000");
-        List<String> hours = new ArrayList<>();
-        for (int hour = 0; hour < HOURS; hour++) {
-            hours.add(NAME.format(Instant.ofEpochMilli(first + hour * HOUR)));
-        }
+        long first = firstHour();
+        Map<String, Long> expected = produce(TOPIC, first);
+        Map<String, String> config = connectorConfig(connector, TOPIC, TABLE);
+        List<String> hours = hours(first);
         try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(), Map.of())) {
             worker.rest().putConnector(connector, config);
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), List.of(TOPIC));
             EmbeddedStack.await("the first " + HOURS + " hours compacted", Duration.ofMinutes(3),
-                    () -> hours.stream().allMatch(hour -> !generationOf(hour).equals("0")));
+                    () -> hours.stream().allMatch(hour -> !generationOf(TABLE, hour).equals("0")));
             assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
                     + TABLE + " group by dt, hr"), "Hive: every record once, in its hour");
             FileSystem fs = stack.tableFileSystem();
@@ -118,7 +106,7 @@ class CompactionIT {
             }
             for (String hour : hours) {
                 assertEquals(expected.get(hour), logged.get(hour), hour + ": the log counts its records");
-                Path location = new Path(location(hour));
+                Path location = new Path(location(TABLE, hour));
                 assertEquals("/warehouse/hive-sink/" + DATABASE + ".db/partitions_of_" + TABLE + "/" + hour,
                         location.getParent().toUri().getPath(), hour + ": a generation beside the table");
                 List<String> files = new ArrayList<>();
@@ -133,7 +121,7 @@ class CompactionIT {
                             + "/" + hour + "/0")));
 
             // a late record lands in its compacted hour, where the partition is now
-            SampleData.sendAll(producer, List.of(record(0, LATE_ID, first + 10 * MINUTE)));
+            SampleData.sendAll(producer, List.of(record(TOPIC, 0, LATE_ID, first + 10 * MINUTE)));
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(2), List.of(TOPIC));
             expected.merge(hours.get(0), 1L, Long::sum);
             assertEquals(List.of(List.of(hours.get(0))), stack.hive().query("select concat('dt=', dt, '/hr=', hr) "
@@ -142,14 +130,10 @@ class CompactionIT {
         assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
                 + TABLE + " group by dt, hr"), "Hive, after the late record");
         // the README's complete-batches query, with the compaction log's ids: every record once, as before
-        String batches = " join (select distinct batch_id from " + DATABASE + ".hive_sink_ledger where table_name = '"
-                + TABLE + "' union select compaction_id from " + DATABASE + ".hive_sink_compactions where "
-                + "table_name = '" + TABLE + "') b on regexp_extract(";
-        String batchId = ", 'part-(.+)-[0-9]+[.]avro$', 1) = b.batch_id";
         long total = expected.values().stream().mapToLong(Long::longValue).sum();
         assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), stack.hive().query("select "
-                + "count(*), count(distinct o.id) from " + DATABASE + "." + TABLE + " o" + batches
-                + "o.INPUT__FILE__NAME" + batchId), "Hive: the complete batches hold every record once");
+                + "count(*), count(distinct o.id) from " + DATABASE + "." + TABLE + " o" + completeBatches(TABLE)
+                + "o.INPUT__FILE__NAME" + BATCH_ID), "Hive: the complete batches hold every record once");
         Map<String, Long> spark = new TreeMap<>();
         for (List<String> row : stack.spark().query("select concat('dt=', dt, '/hr=', hr), count(*) from "
                 + DATABASE + "." + TABLE + " group by dt, hr").get(0)) {
@@ -167,19 +151,97 @@ class CompactionIT {
                 + "Spark%n", HOURS, expected.values().stream().mapToLong(Long::longValue).sum());
     }
 
+    @Test
+    void aWorkerKilledAtEachStepOfACompactionLosesNoRecordAndLeavesNoPartitionHeld() throws Exception {
+        String connector = "compact-crash";
+        String topic = "crash.orders";
+        String table = "crash_orders";
+        long first = firstHour();
+        Map<String, Long> expected = produce(topic, first);
+        Map<String, String> config = connectorConfig(connector, topic, table);
+        config.put("compaction.hold.max.ms", "5000"); // a hold another task's killed run left is ended after 10 s
+        List<String> crashes = new ArrayList<>();
+        for (FaultPoint point : FaultPoint.compactionSteps()) {
+            try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(),
+                    Map.of(FaultInjector.ENVIRONMENT, point.name()))) {
+                worker.rest().putConnector(connector, config);
+                assertEquals(FaultInjector.HALT_STATUS, worker.awaitExit(Duration.ofMinutes(3)),
+                        "the worker halts at " + point);
+                crashes.add(point + " (" + worker.logLines().stream().filter(l -> l.contains("Compacted partition"))
+                        .count() + " compacted before)");
+            }
+        }
+        List<String> hours = hours(first);
+        try (ConnectWorkerProcess survivor = stack.startWorker(connector, Map.of(), Map.of())) {
+            survivor.rest().putConnector(connector, config);
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), List.of(topic));
+            EmbeddedStack.await("every hour compacted after the crashes", Duration.ofMinutes(3),
+                    () -> hours.stream().allMatch(hour -> !generationOf(table, hour).equals("0")));
+        }
+        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "." + table
+                + " group by dt, hr"), "every record once, in its hour");
+        long total = expected.values().stream().mapToLong(Long::longValue).sum();
+        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), stack.hive().query("select "
+                + "count(*), count(distinct o.id) from " + DATABASE + "." + table + " o" + completeBatches(table)
+                + "o.INPUT__FILE__NAME" + BATCH_ID), "the complete batches hold every record once");
+        List<List<String>> logged = stack.hive().query("select partition_name from " + DATABASE
+                + ".hive_sink_compactions where table_name = '" + table + "' order by partition_name");
+        assertEquals(hours, logged.stream().map(row -> row.get(0)).toList(), "one finished compaction per hour");
+        System.out.printf("CompactionIT: killed at %s; then each of %d hours compacted once, %d records%n", crashes,
+                HOURS, total);
+    }
+
+    private static long firstHour() {
+        return Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(8)).toEpochMilli();
+    }
+
+    private static List<String> hours(long first) {
+        List<String> hours = new ArrayList<>();
+        for (int hour = 0; hour < HOURS; hour++) {
+            hours.add(NAME.format(Instant.ofEpochMilli(first + hour * HOUR)));
+        }
+        return hours;
+    }
+
+    private Map<String, String> connectorConfig(String connector, String topic, String table) {
+        Map<String, String> config = stack.connectorConfig(connector, DATABASE);
+        config.put("topics", topic);
+        config.put("tasks.max", "2");
+        config.put("partitioner", "time");
+        config.put("partition.time.field", "at");
+        config.put("partition.time.pattern", "dt=yyyy-MM-dd/hr=HH");
+        config.put("partition.done.lateness.ms", Long.toString(10 * MINUTE));
+        config.put("partition.done.idle.ms", "5000");
+        config.put("batch.max.records", "10"); // about three files per hour and task
+        config.put("table." + table + ".compaction.enabled", "true");
+        config.put("compaction.min.files", "3");
+        config.put("compaction.retention.ms", "0");
+        config.put("compaction.hold.max.ms", "60000");
+        // where locks fence, those a killed worker leaves are broken after this long
+        config.put("hive.metastore.lock.stale.ms", "10000");
+        return config;
+    }
+
+    /** The README's join on the complete batches of a compacted table: the ledger's ids and the log's. */
+    private static String completeBatches(String table) {
+        return " join (select distinct batch_id from " + DATABASE + ".hive_sink_ledger where table_name = '" + table
+                + "' union select compaction_id from " + DATABASE + ".hive_sink_compactions where table_name = '"
+                + table + "') b on regexp_extract(";
+    }
+
     /** Four hours of records to two partitions, every two minutes, and one a quarter past the fifth hour each. */
-    private Map<String, Long> produce(long first) throws Exception {
-        stack.kafka().createTopic(TOPIC, 2);
+    private Map<String, Long> produce(String topic, long first) throws Exception {
+        stack.kafka().createTopic(topic, 2);
         Map<String, Long> perHour = new TreeMap<>();
         List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
         long id = 0;
         for (int partition = 0; partition < 2; partition++) {
             for (long at = first; at < first + HOURS * HOUR; at += 2 * MINUTE) {
-                records.add(record(partition, id++, at));
+                records.add(record(topic, partition, id++, at));
                 perHour.merge(NAME.format(Instant.ofEpochMilli(at)), 1L, Long::sum);
             }
             long at = first + HOURS * HOUR + 15 * MINUTE;
-            records.add(record(partition, id++, at));
+            records.add(record(topic, partition, id++, at));
             perHour.merge(NAME.format(Instant.ofEpochMilli(at)), 1L, Long::sum);
         }
         SampleData.sendAll(producer, records);
@@ -195,16 +257,16 @@ class CompactionIT {
     }
 
     /** The partition's location, as HiveServer2 describes it; null if it is not there yet. */
-    private String location(String hour) {
+    private String location(String table, String hour) {
         try {
-            return PartitionDescription.of(stack.hive(), DATABASE, TABLE, hour, "Location:");
+            return PartitionDescription.of(stack.hive(), DATABASE, table, hour, "Location:");
         } catch (Exception e) {
             return null;
         }
     }
 
-    private String generationOf(String hour) {
-        String location = location(hour);
+    private String generationOf(String table, String hour) {
+        String location = location(table, hour);
         return location == null ? "0" : new Path(location).getName();
     }
 
@@ -216,8 +278,8 @@ class CompactionIT {
         }
     }
 
-    private ProducerRecord<byte[], byte[]> record(int partition, long id, long at) {
-        byte[] value = json.fromConnectData(TOPIC, EVENT, new Struct(EVENT).put("id", id).put("at", at));
-        return new ProducerRecord<>(TOPIC, partition, at, Long.toString(id).getBytes(StandardCharsets.UTF_8), value);
+    private ProducerRecord<byte[], byte[]> record(String topic, int partition, long id, long at) {
+        byte[] value = json.fromConnectData(topic, EVENT, new Struct(EVENT).put("id", id).put("at", at));
+        return new ProducerRecord<>(topic, partition, at, Long.toString(id).getBytes(StandardCharsets.UTF_8), value);
     }
 }
