@@ -12,7 +12,6 @@ import java.util.function.LongSupplier;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hive.metastore.api.Partition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +21,7 @@ import io.hivesink.commit.Manifest;
 import io.hivesink.commit.StateHolds;
 import io.hivesink.commit.TaskState;
 import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.PartitionMove;
 import io.hivesink.table.HivePaths;
 
 /**
@@ -100,7 +100,8 @@ public final class Compactor {
             fs.delete(target.next(), true);
             return Ended.BUSY;
         }
-        if (!HivePaths.sameDir(locationOf(target.table(), target.partition()), target.current())) {
+        if (!HivePaths.sameDir(PartitionMove.locationOf(metastore, database, target.table(), target.partition()),
+                target.current().toString())) {
             undo(target); // moved meanwhile (another compaction's finder, a user): this listing is not its files
             return Ended.BUSY;
         }
@@ -155,19 +156,16 @@ public final class Compactor {
      * @return whether the partition is at {@code next} now
      */
     public boolean finish(String table, String partition, String compaction, Path current, Path next) {
-        List<Partition> found = metastore.partitionsByNames(database, table, List.of(partition));
-        Path at = found.isEmpty() ? null : new Path(found.get(0).getSd().getLocation());
-        if (at == null || !(HivePaths.sameDir(at, current) || HivePaths.sameDir(at, next))) {
+        PartitionMove.Result moved = PartitionMove.ifAt(metastore, database, table, partition, current.toString(),
+                next.toString());
+        if (!moved.atTarget()) {
             log.error("Compaction {} of partition {} of {}.{} is given up after its decision: the partition is {}; "
                     + "its merged files in {} are not used", compaction, partition, database, table,
-                    at == null ? "gone" : "at " + at + ", not at " + current, next);
+                    moved.location() == null ? "gone" : "at " + moved.location() + ", not at " + current, next);
             holds.remove(table, partition, compaction);
             return false;
         }
-        if (HivePaths.sameDir(at, current)) {
-            Partition swapped = found.get(0).deepCopy();
-            swapped.getSd().setLocation(next.toString());
-            metastore.alterPartitions(database, table, List.of(swapped));
+        if (moved.found() == PartitionMove.Found.MOVED) {
             faults.reached(FaultPoint.COMPACTION_SWAPPED);
         }
         holds.release(new TaskState.Hold(table, partition, compaction, next.toString(), clock.getAsLong()));
@@ -184,11 +182,6 @@ public final class Compactor {
         } else {
             finish(target.table(), target.partition(), target.compaction(), target.current(), target.next());
         }
-    }
-
-    private Path locationOf(String table, String partition) {
-        List<Partition> found = metastore.partitionsByNames(database, table, List.of(partition));
-        return found.isEmpty() ? null : new Path(found.get(0).getSd().getLocation());
     }
 
     private boolean waitForBatchesInFlight(Target target, Map<Integer, TaskState.Intent> intents)

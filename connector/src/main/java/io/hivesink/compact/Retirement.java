@@ -2,18 +2,16 @@ package io.hivesink.compact;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hive.metastore.api.Partition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.metastore.Metastore;
-import io.hivesink.table.HivePaths;
+import io.hivesink.metastore.PartitionMove;
 
 /**
  * Step 9 of a compaction ({@code docs/compaction.md}): once {@code compaction.retention.ms} has passed since it was
@@ -62,13 +60,10 @@ public final class Retirement {
     }
 
     private boolean retire(String compaction, CompactionLog.Row row) {
-        List<Partition> found = metastore.partitionsByNames(database, row.table(), List.of(row.partition()));
-        if (!found.isEmpty() && HivePaths.sameDir(found.get(0).getSd().getLocation(), row.oldLocation())) {
-            log.warn("Partition {} of {}.{} is at the directory compaction {} moved it from; it is put back at {}",
+        if (PartitionMove.ifAt(metastore, database, row.table(), row.partition(), row.oldLocation(),
+                row.newLocation()).found() == PartitionMove.Found.MOVED) {
+            log.warn("Partition {} of {}.{} was at the directory compaction {} moved it from; it is put back at {}",
                     row.partition(), database, row.table(), compaction, row.newLocation());
-            Partition back = found.get(0).deepCopy();
-            back.getSd().setLocation(row.newLocation());
-            metastore.alterPartitions(database, row.table(), List.of(back));
         }
         try {
             boolean removed = fs.delete(new Path(row.oldLocation()), true);

@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.hivesink.metastore.Metastore;
+import io.hivesink.metastore.PartitionMove;
 import io.hivesink.table.HivePaths;
 import io.hivesink.table.PartitionValues;
 
@@ -79,15 +80,11 @@ final class PartitionWrite {
             if (move == null || !HivePaths.sameDir(partition.getSd().getLocation(), move.from())) {
                 continue; // no move, or this write did not undo it
             }
-            for (Partition now : metastore.partitionsByNames(table.database(), table.name(), List.of(name))) {
-                if (HivePaths.sameDir(now.getSd().getLocation(), move.from())) {
-                    log.warn("Partition {} of {}.{} was read before compaction {} moved it to {} and written after: "
-                            + "it is put back at {}", name, table.database(), table.name(), move.compaction(),
-                            move.to(), move.to());
-                    Partition back = now.deepCopy();
-                    back.getSd().setLocation(move.to());
-                    metastore.alterPartitions(table.database(), table.name(), List.of(back));
-                }
+            if (PartitionMove.ifAt(metastore, table.database(), table.name(), name, move.from(), move.to())
+                    .found() == PartitionMove.Found.MOVED) {
+                log.warn("Partition {} of {}.{} was read before compaction {} moved it to {} and written after: "
+                        + "it is put back at {}", name, table.database(), table.name(), move.compaction(),
+                        move.to(), move.to());
             }
         }
     }

@@ -5,23 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.avro.Schema;
-import org.apache.avro.SchemaBuilder;
-import org.apache.avro.file.DataFileStream;
-import org.apache.avro.file.DataFileWriter;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hive.metastore.api.Partition;
@@ -30,32 +19,25 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.hivesink.commit.Fencing;
 import io.hivesink.commit.Manifest;
 import io.hivesink.commit.StateHolds;
 import io.hivesink.commit.StateTables;
 import io.hivesink.commit.TaskState;
-import io.hivesink.config.TableConfig;
-import io.hivesink.metastore.HiveTable;
-import io.hivesink.metastore.HiveTables;
 import io.hivesink.metastore.InMemoryMetastore;
 import io.hivesink.table.DataFileName;
-import io.hivesink.table.PartitionSpec;
-import io.hivesink.table.PartitionValues;
 
 /** One partition's compaction, steps 2 to 8, on the in-memory metastore and a local filesystem. */
 class CompactorTest {
 
-    private static final Schema SCHEMA = SchemaBuilder.record("orders").fields().requiredLong("id").endRecord();
-    private static final String DAY = "day=2026-11-29";
+    private static final String DAY = DayPartition.DAY;
 
     @TempDir
     java.nio.file.Path dir;
+    private DayPartition day;
     private InMemoryMetastore metastore;
     private FileSystem fs;
     private StateTables states;
     private CompactionLog compactionLog;
-    private HiveTables tables;
     private Path current;
     private Path next;
     private final AtomicLong now = new AtomicLong(1_000_000);
@@ -63,78 +45,40 @@ class CompactorTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        metastore = new InMemoryMetastore();
-        fs = FileSystem.getLocal(new Configuration()).getRaw();
-        tables = new HiveTables(metastore, "db", dir.toUri().toString(),
-                table -> TableConfig.of(Map.of(), null));
-        HiveTable orders = tables.ensureTable("orders", SCHEMA, new PartitionSpec(List.of("day"), List.of("string")));
-        Path partitions = new Path(new Path(orders.location()).getParent(), "partitions_of_orders/" + DAY);
-        current = new Path(partitions, "0");
-        next = new Path(partitions, "compact-c-1");
-        Partition partition = tables.partition(orders, new PartitionValues(List.of("day"), List.of("2026-11-29")));
-        partition.getSd().setLocation(current.toString());
-        metastore.addPartitions(List.of(partition));
-        states = new StateTables(metastore, "hive_sink", new StateTables.Deployment("conn", "conn", "db"),
-                dir.toUri() + "/s", "conn-t0-c", 60_000);
-        states.use(Fencing.COMPARE_AND_SET);
-        metastore.createDatabase("hive_sink", dir.toUri() + "/hive_sink");
-        states.readOrCreate(0);
-        states.readOrCreate(1);
-        compactionLog = new CompactionLog(tables, metastore, fs, "hive_sink_compactions");
-        for (int batch = 1; batch <= 4; batch++) {
-            landed("conn-t0-a-" + batch, batch * 10L, 1_000L * batch);
-        }
+        day = new DayPartition(new InMemoryMetastore(), dir);
+        metastore = day.metastore;
+        fs = day.fs;
+        states = day.states;
+        compactionLog = day.compactionLog;
+        current = day.current;
+        next = day.next;
     }
 
-    /** A batch's file in the current directory: ids {@code from} to {@code from + 9}. */
     private void landed(String batch, long from, long time) throws IOException {
-        Path path = new Path(current, DataFileName.of(batch, 1, ".avro"));
-        try (OutputStream out = fs.create(path);
-                DataFileWriter<GenericRecord> writer = new DataFileWriter<>(new GenericDatumWriter<>(SCHEMA))) {
-            writer.create(SCHEMA, out);
-            for (long id = from; id < from + 10; id++) {
-                GenericRecord record = new GenericData.Record(SCHEMA);
-                record.put("id", id);
-                writer.append(record);
-            }
-        }
-        fs.setTimes(path, time, -1);
+        day.landed(batch, from, time);
     }
 
     private Compactor compactor() {
-        return new Compactor(metastore, "db", fs, new StateHolds(states), compactionLog, now::get, ms -> {
+        return new Compactor(metastore, "db", fs, day.holds, compactionLog, now::get, ms -> {
             now.addAndGet(ms);
             onSleep.run();
         }, 10_000, io.hivesink.commit.FaultInjector.NONE);
     }
 
     private Compactor.Target target() {
-        return new Compactor.Target("conn", 0, "orders", DAY, current, next, "compact-c-1",
-                new MergeStep(fs, new AvroFileMerger(), ".avro", 1 << 20, 3));
+        return day.target();
     }
 
     private String location() {
-        return metastore.getPartition("db", "orders", List.of("2026-11-29")).orElseThrow().getSd().getLocation();
+        return day.location();
     }
 
     private List<Long> ids(Path directory) throws IOException {
-        List<Long> ids = new ArrayList<>();
-        for (FileStatus file : fs.listStatus(directory, f -> !f.getName().startsWith("_"))) {
-            try (DataFileStream<GenericRecord> in = new DataFileStream<>(fs.open(file.getPath()),
-                    new GenericDatumReader<>())) {
-                in.forEach(r -> ids.add((Long) r.get("id")));
-            }
-        }
-        ids.sort(null);
-        return ids;
+        return day.ids(directory);
     }
 
     private static List<Long> range(long from, long to) {
-        List<Long> ids = new ArrayList<>();
-        for (long id = from; id < to; id++) {
-            ids.add(id);
-        }
-        return ids;
+        return DayPartition.range(from, to);
     }
 
     /** Task 1 has a batch in flight whose manifest moves a file into the current directory. */
@@ -234,7 +178,7 @@ class CompactorTest {
     }
 
     private StuckHolds finder() {
-        return new StuckHolds(new StateHolds(states), 0, compactionLog, compactor(), tables::existing, fs, 10_000,
+        return new StuckHolds(new StateHolds(states), 0, compactionLog, compactor(), day.tables::existing, fs, 10_000,
                 now::get, "conn-t0-new-run");
     }
 
