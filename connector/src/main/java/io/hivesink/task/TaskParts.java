@@ -83,16 +83,19 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         }
     }
 
-    /** What the task keeps in the metastore: the tables it lands in, its task state and the ledger. */
-    public record MetastoreParts(Metastore client, HiveTables tables, StateTables states, Ledger ledger) {
+    /**
+     * What the task keeps in the metastore: the tables it lands in, its task state with the holds compactions put
+     * in it, the ledger and the compaction log.
+     */
+    public record MetastoreParts(Metastore client, HiveTables tables, StateTables states, StateHolds holds,
+            Ledger ledger, CompactionLog compactionLog) {
 
         static MetastoreParts of(Metastore client, HiveSinkConfig config, TableOverrides settings, Storage storage,
                 TaskRun run) {
             TablesConfig tablesConfig = config.tables();
             String database = tablesConfig.database();
             // the ledger's, the done table's and the compaction log's rows are Avro files whatever format the tables
-            // have, and their
-            // schemas follow the connector's whatever schema.evolution says
+            // have, and their schemas follow the connector's whatever schema.evolution says
             HiveTables tables = new HiveTables(client, database, storage.warehouseUri(),
                     table -> table.equals(tablesConfig.ledgerTable()) || table.equals(config.done().table())
                             || table.equals(CompactionLog.NAME)
@@ -104,8 +107,9 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
             StateTables states = StateDatabase.locate(client, tablesConfig.stateDatabase(), database,
                     storage.warehouseUri(), in -> new StateTables(client, in, deployment, stateLocation,
                             run.instance(), config.metastore().lockStaleMs()));
-            return new MetastoreParts(client, tables, states,
-                    new Ledger(tables, client, tablesConfig.ledgerTable()));
+            return new MetastoreParts(client, tables, states, new StateHolds(states),
+                    new Ledger(tables, client, tablesConfig.ledgerTable()),
+                    new CompactionLog(tables, client, storage.fs(), CompactionLog.NAME));
         }
     }
 
@@ -262,9 +266,8 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
     /** Marks the time partitions of the task's tables done, in {@code doneTable}. */
     private static PartitionMarker marker(TaskRun run, Storage storage, MetastoreParts metastore, LongSupplier clock,
             FaultInjector faults, DoneTable doneTable) {
-        CompactionLog compactionLog = new CompactionLog(metastore.tables(), metastore.client(), storage.fs(),
-                CompactionLog.NAME);
-        PartitionMoves moves = new CompactionMoves(new StateHolds(metastore.states()), run.task(), compactionLog);
+        CompactionLog compactionLog = metastore.compactionLog();
+        PartitionMoves moves = new CompactionMoves(metastore.holds(), run.task(), compactionLog);
         return new PartitionMarker(metastore.client(), storage.fs(), doneTable, run.connector(),
                 run.instance(), clock, faults, new CompactedBatches((table, partition, batches) -> metastore.ledger()
                         .counts().in(storage.fs(), table, partition, batches), compactionLog), moves);
@@ -283,14 +286,12 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
 
     /** The task's compactions of the done partitions of its compacted tables ({@code docs/compaction.md}). */
     private static CompactionRunner compactions(HiveSinkConfig config, Map<String, String> props, TaskRun run,
-            Storage storage,
-            MetastoreParts metastore, TableOverrides settings, PartitionMarker marker, LongSupplier clock,
-            FaultInjector faults) {
+            Storage storage, MetastoreParts metastore, TableOverrides settings, PartitionMarker marker,
+            LongSupplier clock, FaultInjector faults) {
         String database = config.tables().database();
         CompactionConfig compaction = config.compaction();
-        StateHolds holds = new StateHolds(metastore.states());
-        CompactionLog compactionLog = new CompactionLog(metastore.tables(), metastore.client(), storage.fs(),
-                CompactionLog.NAME);
+        StateHolds holds = metastore.holds();
+        CompactionLog compactionLog = metastore.compactionLog();
         Compactor compactor = new Compactor(metastore.client(), database, storage.fs(), holds, compactionLog, clock,
                 Thread::sleep, compaction.holdMaxMs(), faults);
         StuckHolds finder = new StuckHolds(holds, run.task(), compactionLog, compactor, metastore.tables()::existing,
@@ -298,8 +299,7 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         Retirement retirement = new Retirement(metastore.client(), database, storage.fs(), compactionLog,
                 compaction.retentionMs(), clock);
         return new CompactionRunner(new CompactionRunner.Parts(run.connector(), run.task(), taskCount(props),
-                run.instance(),
-                database, storage.fs(), holds, metastore.tables()::existing, settings::configFor,
+                run.instance(), database, storage.fs(), holds, metastore.tables()::existing, settings::configFor,
                 marker::hivePartitions), compactor, finder, retirement, compaction, clock);
     }
 
