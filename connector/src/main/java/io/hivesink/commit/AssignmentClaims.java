@@ -163,8 +163,7 @@ final class AssignmentClaims {
         long now = System.currentTimeMillis();
         Map<TopicPartition, ProbationTerm> terms = new HashMap<>();
         for (StateTables.Stored state : all.values()) {
-            long brokenAt = states.lockBrokenAt(state);
-            long leftMs = brokenAt < 0 ? 0 : Math.min(boundMs, brokenAt + boundMs - now); // no break in the future
+            long leftMs = ProbationTerm.msLeft(states.lockBrokenAt(state), boundMs, now);
             if (leftMs <= 0) {
                 continue;
             }

@@ -15,6 +15,15 @@ package io.hivesink.commit;
  */
 public record ProbationTerm(long msLeft) {
 
+    /**
+     * How long from {@code now} a write sent under a lock broken at {@code brokenAt} may still land: at most one
+     * bound after the break, 0 if it was never broken or more than a bound ago (a break in the future counts as
+     * now).
+     */
+    static long msLeft(long brokenAt, long boundMs, long now) {
+        return brokenAt < 0 || boundMs <= 0 ? 0 : Math.max(0, Math.min(boundMs, brokenAt + boundMs - now));
+    }
+
     /** The longer of two terms for the same partition. */
     static ProbationTerm longer(ProbationTerm a, ProbationTerm b) {
         return a.msLeft >= b.msLeft ? a : b;

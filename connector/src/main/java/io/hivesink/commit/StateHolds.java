@@ -31,10 +31,12 @@ public final class StateHolds {
 
     /**
      * What step 3 found: whether the hold is in every state ({@code held} false: another compaction's hold on the
-     * partition was there, and this one wrote nothing), and per task the batch whose intent the state held as the
-     * hold was written, if any: batches that may land in the partition before it can be listed the last time.
+     * partition was there, and this one wrote nothing), per task the batch whose intent the state held as the hold
+     * was written, if any (batches that may land in the partition before it can be listed the last time), and how
+     * long a write sent under a lock broken lately may still land over a state and erase the hold: where locks fence
+     * the states, the compaction waits that long and checks its holds again ({@link #recheck}); 0 where none can.
      */
-    public record Held(boolean held, Map<Integer, TaskState.Intent> intents) {
+    public record Held(boolean held, Map<Integer, TaskState.Intent> intents, long recheckInMs) {
     }
 
     /**
@@ -53,12 +55,52 @@ public final class StateHolds {
                     // met in a lower task's state by the other compaction's writes, or a released hold of an
                     // earlier one that this task's writers do not know yet: nothing of this one stays
                     remove(hold.table(), hold.partition(), hold.compaction());
-                    return new Held(false, Map.of());
+                    return new Held(false, Map.of(), 0);
                 }
                 held.add(task);
             }
         }
-        return new Held(true, intents);
+        return new Held(true, intents, lateWritesMs());
+    }
+
+    /**
+     * How long a write of any state sent under a lock broken before now may still land ({@link ProbationTerm}): a
+     * holder whose lock was broken read the state before the hold, and its late write would put that state back.
+     * A write under a lock taken since read the hold, and keeps it.
+     */
+    private long lateWritesMs() {
+        long boundMs = states.lateWriteBoundMs();
+        if (boundMs <= 0) {
+            return 0;
+        }
+        long now = System.currentTimeMillis();
+        long leftMs = 0;
+        for (StateTables.Stored state : states.readAll().values()) {
+            leftMs = Math.max(leftMs, ProbationTerm.msLeft(states.lockBrokenAt(state), boundMs, now));
+        }
+        return leftMs;
+    }
+
+    /**
+     * Step 3, where locks fence, once {@link Held#recheckInMs} has passed: reads every state again, those made since
+     * too. Each must still have the hold, unreleased; a late write that put a state back as its holder read it has
+     * erased it there, and that task's writers may land batches in the old directory unseen, so the compaction is
+     * undone ({@code held} false). The intents found that step 3 did not note are returned to be waited for too.
+     */
+    public Held recheck(TaskState.Hold hold, Held held) {
+        Map<Integer, TaskState.Intent> intents = new TreeMap<>();
+        for (Map.Entry<Integer, StateTables.Stored> stored : states.readAll().entrySet()) {
+            TaskState state = stored.getValue().state();
+            TaskState.Hold found = state.holdOn(hold.table(), hold.partition());
+            if (found == null || found.released() || !found.compaction().equals(hold.compaction())) {
+                return new Held(false, Map.of(), 0);
+            }
+            TaskState.Intent intent = state.intent();
+            if (intent != null && !intent.equals(held.intents().get(stored.getKey()))) {
+                intents.put(stored.getKey(), intent);
+            }
+        }
+        return new Held(true, intents, 0);
     }
 
     private List<Integer> newTasks(Set<Integer> held) {

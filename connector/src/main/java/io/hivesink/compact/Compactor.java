@@ -106,8 +106,20 @@ public final class Compactor {
             return Ended.BUSY;
         }
         faults.reached(FaultPoint.COMPACTION_HELD);
+        long until = clock.getAsLong() + holdMaxMs;
+        List<Map.Entry<Integer, TaskState.Intent>> inFlight = new ArrayList<>(held.intents().entrySet());
+        if (held.recheckInMs() > 0) { // where locks fence: a late write may erase a hold, so they are read again
+            StateHolds.Held rechecked = waitOutLateWrites(target, hold, held, until);
+            if (rechecked == null && compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
+                undo(target);
+                return Ended.UNDONE;
+            }
+            if (rechecked != null) {
+                inFlight.addAll(rechecked.intents().entrySet());
+            }
+        }
         // 4. Wait for those of them that land in the partition
-        if (!waitForBatchesInFlight(target, held.intents())) {
+        if (!waitForBatchesInFlight(target, inFlight, until)) {
             if (compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
                 undo(target);
                 return Ended.UNDONE;
@@ -184,15 +196,41 @@ public final class Compactor {
         }
     }
 
-    private boolean waitForBatchesInFlight(Target target, Map<Integer, TaskState.Intent> intents)
+    /**
+     * Waits until no write sent under a lock broken before the holds were written can still land, then reads the
+     * holds again ({@link StateHolds#recheck}); within the time step 4 has too.
+     *
+     * @return what the check found, or null if a hold was erased or the wait would outlast compaction.hold.max.ms
+     */
+    private StateHolds.Held waitOutLateWrites(Target target, TaskState.Hold hold, StateHolds.Held held, long until)
             throws InterruptedException {
+        if (clock.getAsLong() + held.recheckInMs() > until) {
+            log.warn("Compaction {} of partition {} of {} is undone: a task state's lock was broken lately, and its "
+                    + "holder's write may land for another {} ms, longer than compaction.hold.max.ms ({} ms)",
+                    target.compaction(), target.partition(), target.table(), held.recheckInMs(), holdMaxMs);
+            return null;
+        }
+        log.info("Compaction {} of partition {} of {} waits {} ms before it reads its holds again: a task state's "
+                + "lock was broken lately, and its holder's write may still land", target.compaction(),
+                target.partition(), target.table(), held.recheckInMs());
+        sleeper.sleep(held.recheckInMs());
+        StateHolds.Held rechecked = holds.recheck(hold, held);
+        if (!rechecked.held()) {
+            log.warn("Compaction {} of partition {} of {} is undone: a late write of a task state whose lock was "
+                    + "broken erased its hold there", target.compaction(), target.partition(), target.table());
+            return null;
+        }
+        return rechecked;
+    }
+
+    private boolean waitForBatchesInFlight(Target target, List<Map.Entry<Integer, TaskState.Intent>> intents,
+            long until) throws InterruptedException {
         List<Map.Entry<Integer, TaskState.Intent>> waiting = new ArrayList<>();
-        for (Map.Entry<Integer, TaskState.Intent> intent : intents.entrySet()) {
+        for (Map.Entry<Integer, TaskState.Intent> intent : intents) {
             if (landsIn(intent.getValue(), target)) {
                 waiting.add(intent);
             }
         }
-        long until = clock.getAsLong() + holdMaxMs;
         while (!waiting.isEmpty()) {
             waiting.removeIf(e -> !e.getValue().equals(holds.intentOf(e.getKey())));
             if (waiting.isEmpty()) {

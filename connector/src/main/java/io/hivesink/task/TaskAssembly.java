@@ -20,7 +20,6 @@ import io.hivesink.commit.Fencing;
 import io.hivesink.commit.TaskRun;
 import io.hivesink.compact.CompactionRunner;
 import io.hivesink.config.BatchConfig;
-import io.hivesink.config.CompactionConfig;
 import io.hivesink.config.HiveSinkConfig;
 import io.hivesink.config.KerberosConfig;
 import io.hivesink.config.MetastoreConfig;
@@ -146,13 +145,7 @@ public final class TaskAssembly implements AutoCloseable {
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
                     metastoreConfig.fencing());
             compactions = parts.compactions();
-            if (compactions != null && fencing == Fencing.LOCKS) {
-                // a hold written after a stale lock is broken can be overwritten by its holder's late write, and a
-                // batch the compaction did not wait for then lands in the old directory: not until that is checked
-                log.warn("Compaction is off where metastore locks fence the task states (Hive 3.1, 2.x): tables with "
-                        + "{}=true keep their layout, and their partitions are not compacted",
-                        CompactionConfig.COMPACTION_ENABLED);
-            } else if (compactions != null) {
+            if (compactions != null) {
                 compactions.start(identity::wrap);
             }
 

@@ -132,6 +132,63 @@ class StateHoldsTest {
         }
     }
 
+    /** Another instance broke a lock on the task's state table at {@code at}, and stamped it there. */
+    private void lockBrokenAt(int task, long at) {
+        metastore.tables.get("db." + states.tableName(task)).getParameters().put(StateTables.LOCK_BROKEN_AT,
+                Long.toString(at));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Fencing.class, names = {"COMPARE_AND_SET", "LOCKS"})
+    void aLockBrokenLatelyMakesTheHoldsBeCheckedAgainOnlyWhereLocksFence(Fencing fencing) {
+        StateHolds holds = holds(fencing);
+        lockBrokenAt(2, System.currentTimeMillis() - 10_000);
+        long recheckInMs = holds.hold(HOLD).recheckInMs();
+        if (fencing == Fencing.LOCKS) {
+            assertTrue(recheckInMs > 40_000 && recheckInMs <= 50_000,
+                    "one stale bound (60 s) after the break, 10 s ago: " + recheckInMs);
+        } else {
+            assertEquals(0, recheckInMs, "compare-and-set: no write lands late");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Fencing.class, names = {"COMPARE_AND_SET", "LOCKS"})
+    void aLockBrokenMoreThanABoundAgoCostsNothing(Fencing fencing) {
+        StateHolds holds = holds(fencing);
+        lockBrokenAt(1, System.currentTimeMillis() - 61_000);
+        assertEquals(0, holds.hold(HOLD).recheckInMs());
+    }
+
+    @org.junit.jupiter.api.Test
+    void theCheckFindsAHoldALateWriteErasedAndIntentsNotNotedBefore() {
+        StateHolds holds = holds(Fencing.LOCKS);
+        Map<String, String> beforeHold = new java.util.HashMap<>(
+                metastore.tables.get("db." + states.tableName(2)).getParameters());
+        StateHolds.Held held = holds.hold(HOLD);
+        assertEquals(new StateHolds.Held(true, Map.of(), 0), holds.recheck(HOLD, held), "nothing changed");
+
+        TaskState.Intent late = new TaskState.Intent("conn-t1-x-8", "/staging/m8.avro");
+        set(1, state(1).withIntent(late));
+        assertEquals(new StateHolds.Held(true, Map.of(1, late), 0), holds.recheck(HOLD, held),
+                "an intent beside the hold, to wait for");
+
+        metastore.tables.get("db." + states.tableName(2)).setParameters(beforeHold); // the late write lands
+        assertFalse(holds.recheck(HOLD, held).held(), "task 2's writers no longer know the hold");
+    }
+
+    @org.junit.jupiter.api.Test
+    void theCheckRequiresTheHoldUnreleasedAndInAStateMadeSince() {
+        StateHolds holds = holds(Fencing.LOCKS);
+        StateHolds.Held held = holds.hold(HOLD);
+        states.readOrCreate(3); // tasks.max raised after the holds: task 3 has not copied task 0's yet
+        assertFalse(holds.recheck(HOLD, held).held(), "a state without the hold");
+        set(3, state(3).withHold(HOLD));
+        assertTrue(holds.recheck(HOLD, held).held());
+        set(1, state(1).withHold(RELEASED));
+        assertFalse(holds.recheck(HOLD, held).held(), "released: not this compaction's step 3 any more");
+    }
+
     /** Another writer's turn: the version moves on. */
     private static void bumpVersion(Table stored) {
         String version = stored.getParameters().get(StateTables.VERSION);

@@ -24,6 +24,12 @@ public final class StateLocksAccess {
         metastore.tables.get(key(connectorTable, task)).setParameters(new HashMap<>(params));
     }
 
+    /** Stamps the state table as another instance does when it breaks a lock on it at {@code at}. */
+    public static void stampLockBroken(InMemoryMetastore metastore, String connectorTable, int task, long at) {
+        metastore.tables.get(key(connectorTable, task)).getParameters().put(StateTables.LOCK_BROKEN_AT,
+                Long.toString(at));
+    }
+
     /** A lock on the state table that nobody heartbeats, as an instance stopped inside a locked write leaves. */
     public static void silentLock(InMemoryMetastore metastore, String connectorTable, int task, String instance) {
         metastore.requestExclusiveLock(DATABASE, table(connectorTable, task), StateLocks.agentInfo(instance));

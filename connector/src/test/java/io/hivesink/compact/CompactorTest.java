@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.hivesink.commit.Fencing;
 import io.hivesink.commit.Manifest;
 import io.hivesink.commit.StateHolds;
 import io.hivesink.commit.StateTables;
@@ -42,10 +43,22 @@ class CompactorTest {
     private Path next;
     private final AtomicLong now = new AtomicLong(1_000_000);
     private Runnable onSleep = () -> { };
+    private long holdMaxMs = 10_000;
 
     @BeforeEach
     void setUp() throws IOException {
-        day = new DayPartition(new InMemoryMetastore(), dir);
+        use(new DayPartition(new InMemoryMetastore(), dir));
+    }
+
+    /** The day's partition where metastore locks fence the task states (Hive 3.1), in a directory of its own. */
+    private void underLocks() throws IOException {
+        use(new DayPartition(new InMemoryMetastore(), java.nio.file.Files.createTempDirectory(dir, "locks"),
+                Fencing.LOCKS));
+        holdMaxMs = 120_000; // longer than the stale bound (60 s), as the defaults are (10 min against 5)
+    }
+
+    private void use(DayPartition day) {
+        this.day = day;
         metastore = day.metastore;
         fs = day.fs;
         states = day.states;
@@ -62,7 +75,7 @@ class CompactorTest {
         return new Compactor(metastore, "db", fs, day.holds, compactionLog, now::get, ms -> {
             now.addAndGet(ms);
             onSleep.run();
-        }, 10_000, io.hivesink.commit.FaultInjector.NONE);
+        }, holdMaxMs, io.hivesink.commit.FaultInjector.NONE);
     }
 
     private Compactor.Target target() {
@@ -299,5 +312,88 @@ class CompactorTest {
         counted.in("orders", DAY, java.util.Set.of(CompactedBatches.id("conn-t0-run-x", 2)));
         assertEquals(java.util.Set.of(CompactedBatches.id("conn-t0-run-x", 2)), asked.get(1),
                 "one the log does not have is asked of the ledger as it is: its count is unknown");
+    }
+
+    @Test
+    void underLocksAHoldALateWriteErasesUndoesTheCompaction() throws Exception {
+        underLocks();
+        day.lockBrokenAt(1, System.currentTimeMillis()); // task 1's writer stalled inside a locked write
+        Map<String, String> asItRead = day.stateParameters(1);
+        onSleep = () -> { // its write lands while the compactor waits out the bound: task 1's state without the hold
+            day.lateWrite(1, asItRead);
+            onSleep = () -> { };
+        };
+        long before = now.get();
+        assertEquals(Compactor.Ended.UNDONE, compactor().compact(target()));
+
+        assertTrue(now.get() - before >= 59_000, "waited out one stale bound: " + (now.get() - before));
+        assertEquals(current.toString(), location(), "not swapped");
+        assertFalse(fs.exists(next), "its merged files gone");
+        assertEquals(Optional.of(CompactionLog.Outcome.UNDONE), compactionLog.outcome("compact-c-1"));
+        for (int task = 0; task < 2; task++) {
+            assertEquals(List.of(), states.read(task).state().holds(), "task " + task + ": batches land again");
+        }
+        assertEquals(range(10, 50), ids(current));
+    }
+
+    @Test
+    void underLocksWaitsOutALockBrokenLatelyThenSwaps() throws Exception {
+        underLocks();
+        day.lockBrokenAt(0, System.currentTimeMillis() - 20_000);
+        long before = now.get();
+        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+        long waited = now.get() - before;
+        assertTrue(waited >= 39_000 && waited <= 40_000, "one stale bound after the break, 20 s ago: " + waited);
+        assertEquals(next.toString(), location());
+        assertEquals(range(10, 50), ids(next));
+    }
+
+    @Test
+    void underLocksWithNoLockBrokenLatelyNothingWaits() throws Exception {
+        underLocks();
+        day.lockBrokenAt(1, System.currentTimeMillis() - 120_000);
+        long before = now.get();
+        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+        assertEquals(before, now.get(), "no write sent under that lock can still land");
+    }
+
+    @Test
+    void underLocksABatchFoundOnItsWayAtTheCheckIsWaitedForAndItsFileTakenIn() throws Exception {
+        underLocks();
+        day.lockBrokenAt(1, System.currentTimeMillis());
+        onSleep = () -> { // an intent is in task 1's state beside the hold when it is read again
+            try {
+                batchInFlight();
+                onSleep = () -> { // then the batch lands: its file moved in, its intent gone
+                    try {
+                        landed("conn-t1-b-5", 50, 9_000);
+                        StateTables.Stored task1 = states.read(1);
+                        states.write(task1, task1.state().withIntent(null));
+                        onSleep = () -> { };
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                };
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+        assertEquals(range(10, 60), ids(next), "the batch's records, once");
+    }
+
+    @Test
+    void underLocksABoundLongerThanHoldMaxUndoesAtOnce() throws Exception {
+        underLocks();
+        day.lockBrokenAt(1, System.currentTimeMillis());
+        long before = now.get();
+        Compactor shortHold = new Compactor(metastore, "db", fs, day.holds, compactionLog, now::get, ms -> {
+            now.addAndGet(ms);
+            onSleep.run();
+        }, 30_000, io.hivesink.commit.FaultInjector.NONE);
+        assertEquals(Compactor.Ended.UNDONE, shortHold.compact(target()));
+        assertEquals(before, now.get(), "undone without waiting");
+        assertEquals(current.toString(), location());
+        assertEquals(List.of(), states.read(1).state().holds());
     }
 }

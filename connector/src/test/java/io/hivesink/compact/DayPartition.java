@@ -21,6 +21,7 @@ import org.apache.hadoop.fs.Path;
 
 import io.hivesink.commit.Fencing;
 import io.hivesink.commit.StateHolds;
+import io.hivesink.commit.StateLocksAccess;
 import io.hivesink.commit.StateTables;
 import io.hivesink.config.TableConfig;
 import io.hivesink.metastore.HiveTable;
@@ -52,11 +53,15 @@ public final class DayPartition {
     public final Path current;
     /** The directory the compaction merges into. */
     public final Path next;
-    private final java.nio.file.Path dir;
 
     public DayPartition(InMemoryMetastore metastore, java.nio.file.Path dir) throws IOException {
+        this(metastore, dir, Fencing.COMPARE_AND_SET);
+    }
+
+    /** The same where {@code fencing} fences the task states (locks: as Hive 3.1, with a stale bound of 60 s). */
+    public DayPartition(InMemoryMetastore metastore, java.nio.file.Path dir, Fencing fencing) throws IOException {
         this.metastore = metastore;
-        this.dir = dir;
+        metastore.ignoreCompareAndSet = fencing == Fencing.LOCKS;
         fs = FileSystem.getLocal(new Configuration()).getRaw();
         tables = new HiveTables(metastore, "db", dir.toUri().toString(),
                 table -> TableConfig.of(Map.of("compaction.enabled", "true"), null));
@@ -66,7 +71,7 @@ public final class DayPartition {
         next = new Path(current.getParent(), COMPACTION);
         states = new StateTables(metastore, "hive_sink", new StateTables.Deployment("conn", "conn", "db"),
                 dir.toUri() + "/s", "conn-t0-c", 60_000);
-        states.use(Fencing.COMPARE_AND_SET);
+        states.use(fencing);
         metastore.createDatabase("hive_sink", dir.toUri() + "/hive_sink");
         states.readOrCreate(0);
         states.readOrCreate(1);
@@ -77,9 +82,19 @@ public final class DayPartition {
         }
     }
 
-    /** Where staged files of the task states' batches go. */
-    public String staging() {
-        return dir.toUri() + "/s";
+    /** The parameters of a task's state table as they are now: what a write under a lock read, say. */
+    public Map<String, String> stateParameters(int task) {
+        return StateLocksAccess.parameters(metastore, "conn", task);
+    }
+
+    /** Puts a task's state table's parameters back as given: a write whose lock was broken, landing late. */
+    public void lateWrite(int task, Map<String, String> params) {
+        StateLocksAccess.putParameters(metastore, "conn", task, params);
+    }
+
+    /** Another instance broke a lock on a task's state table at {@code at} (epoch ms). */
+    public void lockBrokenAt(int task, long at) {
+        StateLocksAccess.stampLockBroken(metastore, "conn", task, at);
     }
 
     /** A batch's file in the current directory, written at {@code time}: ids {@code from} to {@code from + 9}. */
