@@ -38,6 +38,7 @@ import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectWorkerProcess;
+import io.hivesink.stack.hive.MetastoreRelease;
 
 /**
  * Compaction on real parts (docs/compaction.md): a Connect worker's two tasks land hours of records in many small
@@ -131,22 +132,15 @@ class CompactionIT {
                 + TABLE + " group by dt, hr"), "Hive, after the late record");
         // the README's complete-batches query, with the compaction log's ids: every record once, as before
         long total = expected.values().stream().mapToLong(Long::longValue).sum();
-        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), stack.hive().query("select "
-                + "count(*), count(distinct o.id) from " + DATABASE + "." + TABLE + " o" + completeBatches(TABLE)
-                + "o.INPUT__FILE__NAME" + BATCH_ID), "Hive: the complete batches hold every record once");
+        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), completeBatchesCount(TABLE),
+                "Hive: the complete batches hold every record once");
         Map<String, Long> spark = new TreeMap<>();
         for (List<String> row : stack.spark().query("select concat('dt=', dt, '/hr=', hr), count(*) from "
                 + DATABASE + "." + TABLE + " group by dt, hr").get(0)) {
             spark.put(row.get(0), Long.parseLong(row.get(1)));
         }
         assertEquals(expected, spark, "Spark reads the compacted partitions as Hive does");
-        stack.hive().execute("msck repair table " + DATABASE + "." + TABLE + " sync partitions");
-        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
-                + TABLE + " group by dt, hr"), "MSCK REPAIR TABLE ... SYNC PARTITIONS keeps every partition");
-        List<String> found = java.nio.file.Files.readAllLines(stack.hive().logFile()).stream()
-                .filter(line -> line.contains("Msck: hive." + DATABASE + "." + TABLE + " - ")).toList();
-        assertFalse(found.isEmpty());
-        assertTrue(found.get(found.size() - 1).contains("#partsNotInFs: 0 "), found.toString());
+        repairKeepsEveryPartition(TABLE, expected);
         System.out.printf("CompactionIT: %d hours compacted into one file each, %d records, read once by Hive and "
                 + "Spark%n", HOURS, expected.values().stream().mapToLong(Long::longValue).sum());
     }
@@ -181,14 +175,34 @@ class CompactionIT {
         assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "." + table
                 + " group by dt, hr"), "every record once, in its hour");
         long total = expected.values().stream().mapToLong(Long::longValue).sum();
-        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), stack.hive().query("select "
-                + "count(*), count(distinct o.id) from " + DATABASE + "." + table + " o" + completeBatches(table)
-                + "o.INPUT__FILE__NAME" + BATCH_ID), "the complete batches hold every record once");
+        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), completeBatchesCount(table),
+                "the complete batches hold every record once");
         List<List<String>> logged = stack.hive().query("select partition_name from " + DATABASE
                 + ".hive_sink_compactions where table_name = '" + table + "' order by partition_name");
         assertEquals(hours, logged.stream().map(row -> row.get(0)).toList(), "one finished compaction per hour");
+        repairKeepsEveryPartition(table, expected);
         System.out.printf("CompactionIT: killed at %s; then each of %d hours compacted once, %d records%n", crashes,
                 HOURS, total);
+    }
+
+    /**
+     * MSCK REPAIR TABLE ... SYNC PARTITIONS keeps every compacted partition: Hive 4.0 takes one whose location is
+     * inside its table's directory but not at its standard path for one missing from the file system (its log says
+     * how many it found), 3.1 one whose location does not exist.
+     */
+    private void repairKeepsEveryPartition(String table, Map<String, Long> expected) throws Exception {
+        List<List<String>> partitions = stack.hive().query("show partitions " + DATABASE + "." + table);
+        stack.hive().execute("msck repair table " + DATABASE + "." + table + " sync partitions");
+        assertEquals(partitions, stack.hive().query("show partitions " + DATABASE + "." + table),
+                "MSCK REPAIR TABLE " + table + " ... SYNC PARTITIONS keeps every partition");
+        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "."
+                + table + " group by dt, hr"), "and every record, where it was");
+        if (stack.metastore().release() == MetastoreRelease.HIVE_4_0) {
+            List<String> found = java.nio.file.Files.readAllLines(stack.hive().logFile()).stream()
+                    .filter(line -> line.contains("Msck: hive." + DATABASE + "." + table + " - ")).toList();
+            assertFalse(found.isEmpty());
+            assertTrue(found.get(found.size() - 1).contains("#partsNotInFs: 0 "), found.toString());
+        }
     }
 
     private static long firstHour() {
@@ -220,6 +234,25 @@ class CompactionIT {
         // where locks fence, those a killed worker leaves are broken after this long
         config.put("hive.metastore.lock.stale.ms", "10000");
         return config;
+    }
+
+    /**
+     * The README's complete-batches query over a compacted table, on Hive: how many records, and how many distinct
+     * ids. Hive 3.1.3 fails its map join ({@code docs/compatibility.md}); there it runs with the documented setting.
+     */
+    private List<List<String>> completeBatchesCount(String table) {
+        boolean hive31 = stack.metastore().release() == MetastoreRelease.HIVE_3_1;
+        if (hive31) {
+            stack.hive().execute("set hive.auto.convert.join=false");
+        }
+        try {
+            return stack.hive().query("select count(*), count(distinct o.id) from " + DATABASE + "." + table + " o"
+                    + completeBatches(table) + "o.INPUT__FILE__NAME" + BATCH_ID);
+        } finally {
+            if (hive31) {
+                stack.hive().execute("set hive.auto.convert.join=true");
+            }
+        }
     }
 
     /** The README's join on the complete batches of a compacted table: the ledger's ids and the log's. */

@@ -70,7 +70,7 @@ final class KnownLimitations {
                     "Hive 3.1.3 fails the README's complete-batches join (map join local task: cannot find field "
                             + "input__file__name) when it builds its hash table from the data table, as it does "
                             + "for a table smaller than the ledger's rows; Hive 4.0.1 runs it. No upstream issue "
-                            + "found; hive.auto.convert.join=false avoids the map join (not run here)"),
+                            + "found; hive.auto.convert.join=false avoids the map join (Compaction31IT runs it so)"),
             new Limitation("hive", "orc", "day (=|<>|<|>) 1582-10-10", ".*",
                     "Hive pushes a date literal down to ORC through java.sql.Date, whose hybrid calendar has no "
                             + "1582-10-05 to 1582-10-14 (the cause of SPARK-31488 in Spark): a literal in those ten "
