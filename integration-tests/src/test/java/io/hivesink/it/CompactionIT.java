@@ -205,6 +205,55 @@ class CompactionIT {
         }
     }
 
+    @Test
+    void batchesLandInHoursWhoseCompactionStallsAtEachStep() throws Exception {
+        String connector = "compact-during";
+        String topic = "during.orders";
+        String table = "during_orders";
+        long first = firstHour();
+        Map<String, Long> expected = produce(topic, first);
+        Map<String, String> config = connectorConfig(connector, topic, table);
+        config.put("compaction.hold.max.ms", "120000"); // no finder ends a hold through the stalls
+        java.nio.file.Path faults = java.nio.file.Files.createTempFile(stack.workDir(), "compaction-", ".fault")
+                .toAbsolutePath(); // the worker runs elsewhere
+        List<FaultPoint> steps = FaultPoint.compactionSteps();
+        java.nio.file.Files.writeString(faults, stall(steps.get(0)));
+        List<String> hours = hours(first);
+        long id = LATE_ID + 1_000;
+        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(),
+                Map.of(FaultInjector.ENVIRONMENT_FILE, faults.toString()))) {
+            worker.rest().putConnector(connector, config);
+            for (int step = 0; step < steps.size(); step++) {
+                String stalling = "stalling at " + steps.get(step);
+                EmbeddedStack.await("a compaction stalled at " + steps.get(step), Duration.ofMinutes(3),
+                        () -> worker.logLines().stream().anyMatch(line -> line.contains(stalling)));
+                // a batch into every hour while the compaction stalls: the stalled one's hour among them
+                List<ProducerRecord<byte[], byte[]>> late = new ArrayList<>();
+                for (int hour = 0; hour < HOURS; hour++) {
+                    late.add(record(topic, hour % 2, id++, first + hour * HOUR + 30 * MINUTE));
+                    expected.merge(hours.get(hour), 1L, Long::sum);
+                }
+                SampleData.sendAll(producer, late);
+                // the next step's stall armed while this one lasts: the same compaction meets it
+                java.nio.file.Files.writeString(faults, step + 1 < steps.size() ? stall(steps.get(step + 1)) : "");
+            }
+            stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), List.of(topic));
+            EmbeddedStack.await("every hour compacted", Duration.ofMinutes(3),
+                    () -> hours.stream().allMatch(hour -> !generationOf(table, hour).equals("0")));
+        }
+        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "." + table
+                + " group by dt, hr"), "every record once, in its hour, those sent during each step too");
+        long total = expected.values().stream().mapToLong(Long::longValue).sum();
+        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), completeBatchesCount(table),
+                "the complete batches hold every record once");
+        System.out.printf("CompactionIT: %d records sent into every hour while a compaction stalled at each of %s; "
+                + "%d records read once%n", HOURS, steps, total);
+    }
+
+    private static String stall(FaultPoint step) {
+        return step.name() + ":1:stall=20000";
+    }
+
     private static long firstHour() {
         return Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(8)).toEpochMilli();
     }
