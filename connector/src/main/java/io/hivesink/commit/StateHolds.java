@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 import io.hivesink.metastore.MetastoreException;
@@ -34,9 +35,18 @@ public final class StateHolds {
      * partition was there, and this one wrote nothing), per task the batch whose intent the state held as the hold
      * was written, if any (batches that may land in the partition before it can be listed the last time), and how
      * long a write sent under a lock broken lately may still land over a state and erase the hold: where locks fence
-     * the states, the compaction waits that long and checks its holds again ({@link #recheck}); 0 where none can.
+     * the states, the compaction waits that long (0 if no lock was broken lately) and checks its holds again
+     * ({@link #recheck}); {@link #NO_RECHECK} where no write lands late (compare-and-set).
      */
     public record Held(boolean held, Map<Integer, TaskState.Intent> intents, long recheckInMs) {
+
+        /** No wait: the holds are read again at once where locks fence, and not at all where they do not. */
+        static final long NO_RECHECK = -1;
+
+        /** Whether a late write may have erased a hold: where locks fence the states, always. */
+        public boolean recheck() {
+            return held && recheckInMs != NO_RECHECK;
+        }
     }
 
     /**
@@ -47,34 +57,37 @@ public final class StateHolds {
     public Held hold(TaskState.Hold hold) {
         Map<Integer, TaskState.Intent> intents = new TreeMap<>();
         Set<Integer> held = new HashSet<>();
+        long[] latestBreak = {-1}; // of the states as each hold write read and wrote them
         // the states as listed after each round: one made while the holds went in (tasks.max raised) is held too
         for (List<Integer> round = List.copyOf(states.readAll().keySet()); !round.isEmpty();
                 round = newTasks(held)) {
             for (int task : round) {
-                if (!holdOne(task, hold, intents)) {
+                if (!holdOne(task, hold, intents, latestBreak)) {
                     // met in a lower task's state by the other compaction's writes, or a released hold of an
                     // earlier one that this task's writers do not know yet: nothing of this one stays
                     remove(hold.table(), hold.partition(), hold.compaction());
-                    return new Held(false, Map.of(), 0);
+                    return new Held(false, Map.of(), Held.NO_RECHECK);
                 }
                 held.add(task);
             }
         }
-        return new Held(true, intents, lateWritesMs());
+        return new Held(true, intents, lateWritesMs(latestBreak[0]));
     }
 
     /**
      * How long a write of any state sent under a lock broken before now may still land ({@link ProbationTerm}): a
-     * holder whose lock was broken read the state before the hold, and its late write would put that state back.
-     * A write under a lock taken since read the hold, and keeps it.
+     * holder whose lock was broken read the state before the hold, and its late write would put that state back. A
+     * write under a lock taken since read the hold, and keeps it. The breaks are those the hold writes found stamped
+     * or stamped themselves ({@code latestBreak}), and those the states show now: a late write that already landed
+     * may have put back a state without its stamp. {@link Held#NO_RECHECK} where no write lands late.
      */
-    private long lateWritesMs() {
+    private long lateWritesMs(long latestBreak) {
         long boundMs = states.lateWriteBoundMs();
         if (boundMs <= 0) {
-            return 0;
+            return Held.NO_RECHECK;
         }
         long now = System.currentTimeMillis();
-        long leftMs = 0;
+        long leftMs = ProbationTerm.msLeft(latestBreak, boundMs, now);
         for (StateTables.Stored state : states.readAll().values()) {
             leftMs = Math.max(leftMs, ProbationTerm.msLeft(states.lockBrokenAt(state), boundMs, now));
         }
@@ -93,14 +106,14 @@ public final class StateHolds {
             TaskState state = stored.getValue().state();
             TaskState.Hold found = state.holdOn(hold.table(), hold.partition());
             if (found == null || found.released() || !found.compaction().equals(hold.compaction())) {
-                return new Held(false, Map.of(), 0);
+                return new Held(false, Map.of(), Held.NO_RECHECK);
             }
             TaskState.Intent intent = state.intent();
             if (intent != null && !intent.equals(held.intents().get(stored.getKey()))) {
                 intents.put(stored.getKey(), intent);
             }
         }
-        return new Held(true, intents, 0);
+        return new Held(true, intents, Held.NO_RECHECK);
     }
 
     private List<Integer> newTasks(Set<Integer> held) {
@@ -110,7 +123,8 @@ public final class StateHolds {
     }
 
     /** Holds one task's state; false if another compaction's hold is there. */
-    private boolean holdOne(int task, TaskState.Hold hold, Map<Integer, TaskState.Intent> intents) {
+    private boolean holdOne(int task, TaskState.Hold hold, Map<Integer, TaskState.Intent> intents,
+            long[] latestBreak) {
         boolean[] taken = {false};
         StateTables.Stored written = change(task, state -> {
             TaskState.Hold other = state.holdOn(hold.table(), hold.partition());
@@ -119,7 +133,7 @@ public final class StateHolds {
                 return null;
             }
             return other == null ? state.withHold(hold) : state;
-        });
+        }, stored -> latestBreak[0] = Math.max(latestBreak[0], states.lockBrokenAt(stored)));
         if (taken[0]) {
             return false;
         }
@@ -204,14 +218,22 @@ public final class StateHolds {
      * @return the state as written or found, or null if the change gave up
      */
     private StateTables.Stored change(int task, UnaryOperator<TaskState> change) {
+        return change(task, change, stored -> { });
+    }
+
+    /** The same, showing {@code seen} each state as read and as written. */
+    private StateTables.Stored change(int task, UnaryOperator<TaskState> change,
+            Consumer<StateTables.Stored> seen) {
         for (int attempt = 0; attempt < MAX_CONFLICTS; attempt++) {
             StateTables.Stored current = states.read(task);
+            seen.accept(current);
             TaskState next = change.apply(current.state());
             if (next == null || next.equals(current.state())) {
                 return next == null ? null : current;
             }
             StateTables.Stored written = states.write(current, next);
             if (written != null) {
+                seen.accept(written);
                 return written;
             }
         }

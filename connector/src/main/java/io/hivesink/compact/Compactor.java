@@ -108,15 +108,12 @@ public final class Compactor {
         faults.reached(FaultPoint.COMPACTION_HELD);
         long until = clock.getAsLong() + holdMaxMs;
         List<Map.Entry<Integer, TaskState.Intent>> inFlight = new ArrayList<>(held.intents().entrySet());
-        if (held.recheckInMs() > 0) { // where locks fence: a late write may erase a hold, so they are read again
+        if (held.recheck()) { // where locks fence: a late write may erase a hold, so they are read again
             StateHolds.Held rechecked = waitOutLateWrites(target, hold, held, until);
-            if (rechecked == null && compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
-                undo(target);
-                return Ended.UNDONE;
+            if (rechecked == null) {
+                return giveUpBeforeDecision(target);
             }
-            if (rechecked != null) {
-                inFlight.addAll(rechecked.intents().entrySet());
-            }
+            inFlight.addAll(rechecked.intents().entrySet());
         }
         // 4. Wait for those of them that land in the partition
         if (!waitForBatchesInFlight(target, inFlight, until)) {
@@ -196,6 +193,16 @@ public final class Compactor {
         }
     }
 
+    /** A compaction that cannot go on before step 6: undone, or finished if the log decided it so meanwhile. */
+    private Ended giveUpBeforeDecision(Target target) throws IOException {
+        if (compactionLog.undo(target.compaction()) == CompactionLog.Outcome.UNDONE) {
+            undo(target);
+            return Ended.UNDONE;
+        }
+        return finish(target.table(), target.partition(), target.compaction(), target.current(), target.next())
+                ? Ended.SWAPPED : Ended.UNDONE;
+    }
+
     /**
      * Waits until no write sent under a lock broken before the holds were written can still land, then reads the
      * holds again ({@link StateHolds#recheck}); within the time step 4 has too.
@@ -210,10 +217,12 @@ public final class Compactor {
                     target.compaction(), target.partition(), target.table(), held.recheckInMs(), holdMaxMs);
             return null;
         }
-        log.info("Compaction {} of partition {} of {} waits {} ms before it reads its holds again: a task state's "
-                + "lock was broken lately, and its holder's write may still land", target.compaction(),
-                target.partition(), target.table(), held.recheckInMs());
-        sleeper.sleep(held.recheckInMs());
+        if (held.recheckInMs() > 0) {
+            log.info("Compaction {} of partition {} of {} waits {} ms before it reads its holds again: a task "
+                    + "state's lock was broken lately, and its holder's write may still land", target.compaction(),
+                    target.partition(), target.table(), held.recheckInMs());
+            sleeper.sleep(held.recheckInMs());
+        }
         StateHolds.Held rechecked = holds.recheck(hold, held);
         if (!rechecked.held()) {
             log.warn("Compaction {} of partition {} of {} is undone: a late write of a task state whose lock was "

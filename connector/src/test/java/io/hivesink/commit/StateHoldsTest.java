@@ -143,12 +143,13 @@ class StateHoldsTest {
     void aLockBrokenLatelyMakesTheHoldsBeCheckedAgainOnlyWhereLocksFence(Fencing fencing) {
         StateHolds holds = holds(fencing);
         lockBrokenAt(2, System.currentTimeMillis() - 10_000);
-        long recheckInMs = holds.hold(HOLD).recheckInMs();
+        StateHolds.Held held = holds.hold(HOLD);
         if (fencing == Fencing.LOCKS) {
-            assertTrue(recheckInMs > 40_000 && recheckInMs <= 50_000,
-                    "one stale bound (60 s) after the break, 10 s ago: " + recheckInMs);
+            assertTrue(held.recheck());
+            assertTrue(held.recheckInMs() > 40_000 && held.recheckInMs() <= 50_000,
+                    "one stale bound (60 s) after the break, 10 s ago: " + held.recheckInMs());
         } else {
-            assertEquals(0, recheckInMs, "compare-and-set: no write lands late");
+            assertFalse(held.recheck(), "compare-and-set: no write lands late");
         }
     }
 
@@ -157,7 +158,10 @@ class StateHoldsTest {
     void aLockBrokenMoreThanABoundAgoCostsNothing(Fencing fencing) {
         StateHolds holds = holds(fencing);
         lockBrokenAt(1, System.currentTimeMillis() - 61_000);
-        assertEquals(0, holds.hold(HOLD).recheckInMs());
+        StateHolds.Held held = holds.hold(HOLD);
+        assertEquals(fencing == Fencing.LOCKS ? 0 : StateHolds.Held.NO_RECHECK, held.recheckInMs(),
+                "no wait; where locks fence, the holds are read again at once all the same");
+        assertEquals(fencing == Fencing.LOCKS, held.recheck());
     }
 
     @org.junit.jupiter.api.Test
@@ -166,15 +170,36 @@ class StateHoldsTest {
         Map<String, String> beforeHold = new java.util.HashMap<>(
                 metastore.tables.get("db." + states.tableName(2)).getParameters());
         StateHolds.Held held = holds.hold(HOLD);
-        assertEquals(new StateHolds.Held(true, Map.of(), 0), holds.recheck(HOLD, held), "nothing changed");
+        assertEquals(new StateHolds.Held(true, Map.of(), StateHolds.Held.NO_RECHECK), holds.recheck(HOLD, held),
+                "nothing changed");
 
         TaskState.Intent late = new TaskState.Intent("conn-t1-x-8", "/staging/m8.avro");
         set(1, state(1).withIntent(late));
-        assertEquals(new StateHolds.Held(true, Map.of(1, late), 0), holds.recheck(HOLD, held),
+        assertEquals(new StateHolds.Held(true, Map.of(1, late), StateHolds.Held.NO_RECHECK), holds.recheck(HOLD, held),
                 "an intent beside the hold, to wait for");
 
         metastore.tables.get("db." + states.tableName(2)).setParameters(beforeHold); // the late write lands
         assertFalse(holds.recheck(HOLD, held).held(), "task 2's writers no longer know the hold");
+    }
+
+    @org.junit.jupiter.api.Test
+    void aLateWriteThatErasesTheStampOfItsBreakDuringTheHoldsStillSetsTheWait() {
+        StateHolds holds = holds(Fencing.LOCKS);
+        String task1 = "db." + states.tableName(1);
+        Map<String, String> asItRead = new java.util.HashMap<>(metastore.tables.get(task1).getParameters());
+        lockBrokenAt(1, System.currentTimeMillis()); // the holder of task 1's lock, broken just now
+        boolean[] landed = {false};
+        java.util.function.Consumer<Table> lateWrite = stored -> { // its write lands as the hold of task 2 goes in
+            if (!landed[0] && stored.getTableName().endsWith("_2")) {
+                landed[0] = true;
+                metastore.tables.get(task1).setParameters(new java.util.HashMap<>(asItRead)); // no hold, no stamp
+            }
+        };
+        beforeLock = lateWrite;
+        StateHolds.Held held = holds.hold(HOLD);
+        assertTrue(landed[0]);
+        assertTrue(held.recheckInMs() > 50_000, "the break the hold write of task 1 saw: " + held.recheckInMs());
+        assertFalse(holds.recheck(HOLD, held).held(), "and the check finds the hold gone");
     }
 
     @org.junit.jupiter.api.Test

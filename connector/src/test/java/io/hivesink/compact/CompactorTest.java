@@ -396,4 +396,32 @@ class CompactorTest {
         assertEquals(current.toString(), location());
         assertEquals(List.of(), states.read(1).state().holds());
     }
+
+    @Test
+    void underLocksALateWriteLandingBeforeTheLastHoldIsWrittenIsFoundToo() throws Exception {
+        InMemoryMetastore[] metastore = {null};
+        Map<String, String> asItRead = new java.util.HashMap<>();
+        boolean[] landed = {false};
+        metastore[0] = new InMemoryMetastore() {
+            @Override
+            public synchronized boolean alterTableUnderLock(long lockId, org.apache.hadoop.hive.metastore.api.Table
+                    table, boolean cascade) {
+                boolean altered = super.alterTableUnderLock(lockId, table, cascade);
+                if (!asItRead.isEmpty() && !landed[0] && table.getTableName().endsWith("_1")) {
+                    landed[0] = true; // task 1's holder's write lands just after the hold went in: no hold, no stamp
+                    tables.get("hive_sink." + table.getTableName()).setParameters(new java.util.HashMap<>(asItRead));
+                }
+                return altered;
+            }
+        };
+        use(new DayPartition(metastore[0], java.nio.file.Files.createTempDirectory(dir, "locks"), Fencing.LOCKS));
+        holdMaxMs = 120_000;
+        asItRead.putAll(day.stateParameters(1));
+        day.lockBrokenAt(1, System.currentTimeMillis());
+
+        assertEquals(Compactor.Ended.UNDONE, compactor().compact(target()));
+        assertTrue(landed[0]);
+        assertEquals(current.toString(), location(), "not swapped: task 1's writers never saw the hold");
+        assertEquals(List.of(), states.read(0).state().holds());
+    }
 }
