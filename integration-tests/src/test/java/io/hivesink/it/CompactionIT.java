@@ -250,6 +250,57 @@ class CompactionIT {
                 + "%d records read once%n", HOURS, steps, total);
     }
 
+    @Test
+    void aHiveQueryRunningAcrossTheSwapReadsTheOldFilesOnce() throws Exception {
+        String connector = "compact-long";
+        String topic = "long.orders";
+        String table = "long_orders";
+        long first = firstHour();
+        Map<String, Long> expected = produce(topic, first);
+        Map<String, String> config = connectorConfig(connector, topic, table);
+        config.put("compaction.retention.ms", "600000"); // the old directory stays for the queries that listed it
+        java.nio.file.Path faults = java.nio.file.Files.createTempFile(stack.workDir(), "compaction-", ".fault")
+                .toAbsolutePath();
+        java.nio.file.Files.writeString(faults, FaultPoint.COMPACTION_DECIDED + ":1:stall=20000");
+        java.util.concurrent.ExecutorService background = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (ConnectWorkerProcess worker = stack.startWorker(connector, Map.of(),
+                Map.of(FaultInjector.ENVIRONMENT_FILE, faults.toString()))) {
+            worker.rest().putConnector(connector, config);
+            EmbeddedStack.await("a compaction decided and stalled before its swap", Duration.ofMinutes(3),
+                    () -> worker.logLines().stream().anyMatch(line -> line.contains("stalling at "
+                            + FaultPoint.COMPACTION_DECIDED)));
+            // its compactor's thread names the task's instance, and the compaction ids of this run start with it
+            String stalled = worker.logLines().stream().filter(line -> line.contains("stalling at "
+                    + FaultPoint.COMPACTION_DECIDED)).findFirst().orElseThrow();
+            String instance = stalled.substring(stalled.indexOf("[hive-sink-") + "[hive-sink-".length(),
+                    stalled.indexOf("-compactor]"));
+            String hour = stack.hive().query("select partition_name from " + DATABASE + ".hive_sink_compactions "
+                    + "where table_name = '" + table + "' and compaction_id like '" + instance + "-k-%'").stream()
+                    .map(row -> row.get(0)).filter(logged -> generationOf(table, logged).equals("0")).findFirst()
+                    .orElseThrow();
+            // a query that lists the hour's old directory now and reads its files slowly, across the swap
+            int slash = hour.indexOf("/hr=");
+            String[] values = {hour.substring("dt=".length(), slash), hour.substring(slash + "/hr=".length())};
+            java.util.concurrent.Future<List<List<String>>> query = background.submit(() -> stack.hive().query(
+                    "select count(*), count(distinct id), max(reflect('java.lang.Thread', 'sleep', cast(600 + id * "
+                            + "0 as bigint))) from " + DATABASE + "." + table + " where dt = '" + values[0]
+                            + "' and hr = '" + values[1] + "'"));
+            EmbeddedStack.await(hour + " swapped", Duration.ofMinutes(2), () -> worker.logLines().stream()
+                    .anyMatch(line -> line.contains("Compacted partition " + hour + " ")));
+            assertFalse(query.isDone(), "the query still reads when the partition is swapped");
+            String records = Long.toString(expected.get(hour));
+            assertEquals(List.of(records, records), query.get(3, java.util.concurrent.TimeUnit.MINUTES).get(0)
+                    .subList(0, 2), hour + ": the old files' records, once: neither both generations nor none");
+            assertEquals(List.of(List.of(records)), stack.hive().query("select count(*) from " + DATABASE + "."
+                    + table + " where dt = '" + values[0] + "' and hr = '" + values[1] + "'"),
+                    hour + ": a query after the swap reads the merged files");
+            System.out.printf("CompactionIT: a Hive query over %s ran across its swap and read %s records once%n",
+                    hour, records);
+        } finally {
+            background.shutdownNow();
+        }
+    }
+
     private static String stall(FaultPoint step) {
         return step.name() + ":1:stall=20000";
     }
