@@ -55,7 +55,8 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
      * @param partitionsOf the Hive partitions of a time partition, as the done marker finds them
      */
     public record Parts(String connector, int task, int taskCount, String instance, String database, FileSystem fs,
-            StateHolds holds, Function<String, HiveTable> tables, Function<String, TableConfig> configs,
+            StateHolds holds, CompactionLog log, Function<String, HiveTable> tables,
+            Function<String, TableConfig> configs,
             BiFunction<PartitionMarker.TimeTable, Long, List<Partition>> partitionsOf) {
     }
 
@@ -73,6 +74,7 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
     private volatile boolean started;
     private volatile boolean stopped;
     private long sequence;
+    private volatile CompactionObserver observer = CompactionObserver.NONE;
 
     public CompactionRunner(Parts parts, Compactor compactor, StuckHolds finder, Retirement retirement,
             CompactionConfig config, LongSupplier clock) {
@@ -88,8 +90,10 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
      * Starts the runner's thread.
      *
      * @param threadWrapper runs the thread's work as the task's identity
+     * @param observer      the task's metrics
      */
-    public synchronized void start(Function<Runnable, Runnable> threadWrapper) {
+    public synchronized void start(Function<Runnable, Runnable> threadWrapper, CompactionObserver observer) {
+        this.observer = observer;
         thread = new Thread(threadWrapper.apply(this::run), "hive-sink-" + parts.instance() + "-compactor");
         thread.setDaemon(true);
         started = true;
@@ -171,7 +175,7 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
     private void sweep() {
         try {
             finder.find(Set.copyOf(running));
-            retirement.sweep();
+            observer.swept(retirement.sweep());
         } catch (RuntimeException e) {
             log.warn("Could not look for stuck compactions or retire old directories; tried again in a minute: {}",
                     e.toString());
@@ -204,8 +208,10 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
             if (ended == Compactor.Ended.SWAPPED) {
                 log.info("Compacted partition {} of {}.{} into {} (compaction {})", path, parts.database(), table,
                         target.next(), id);
+                parts.log().rows(id).forEach(observer::compacted);
             } else if (ended != Compactor.Ended.SKIPPED) {
                 log.info("Compaction {} of partition {} of {} ended {}", id, path, table, ended);
+                observer.notFinished();
             }
         } catch (InterruptedException e) {
             Thread.interrupted(); // gave up as the task stops: what it made is undone now, not by a finder later
@@ -213,6 +219,7 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
             throw e;
         } catch (IOException | RuntimeException e) {
             log.warn("Compaction {} of partition {} of {} failed; it is given up: {}", id, path, table, e.toString());
+            observer.notFinished();
             giveUp(target, e);
         } finally {
             running.remove(id);

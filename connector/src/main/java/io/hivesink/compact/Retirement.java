@@ -40,15 +40,27 @@ public final class Retirement {
         this.clock = clock;
     }
 
-    /** Retires the compactions whose retention has passed; returns how many old directories it removed. */
-    public int sweep() {
+    /**
+     * What a sweep did.
+     *
+     * @param removed the old directories it removed
+     * @param overdue the compactions past their retention it left: not decided yet (a compactor that stopped before
+     *     its decision and that no finder has ended)
+     */
+    public record Sweep(int removed, int overdue) {
+    }
+
+    /** Retires the compactions whose retention has passed. */
+    public Sweep sweep() {
         int removed = 0;
+        int overdue = 0;
         for (Map.Entry<String, Long> due : compactionLog.retiring().entrySet()) {
             if (clock.getAsLong() - due.getValue() < retentionMs) {
                 continue;
             }
             java.util.Optional<CompactionLog.Outcome> outcome = compactionLog.outcome(due.getKey());
             if (outcome.isEmpty()) {
+                overdue++;
                 continue; // not decided yet (a short retention): its rows may come
             }
             for (CompactionLog.Row row : compactionLog.rows(due.getKey())) {
@@ -56,7 +68,7 @@ public final class Retirement {
             }
             compactionLog.retired(due.getKey(), due.getValue()); // undone ones have no rows: nothing of theirs is left
         }
-        return removed;
+        return new Sweep(removed, overdue);
     }
 
     private boolean retire(String compaction, CompactionLog.Row row) {

@@ -23,6 +23,9 @@ import org.slf4j.LoggerFactory;
 
 import io.hivesink.batch.CloseReason;
 import io.hivesink.commit.CommitSummary;
+import io.hivesink.compact.CompactionLog;
+import io.hivesink.compact.CompactionObserver;
+import io.hivesink.compact.Retirement;
 import io.hivesink.metastore.MetastoreCallObserver;
 
 /**
@@ -31,7 +34,7 @@ import io.hivesink.metastore.MetastoreCallObserver;
  * how the metastore answers, and what was refused, sent to the dead-letter queue, skipped or held back. The parts
  * report events here; values that parts already keep are read when the metric is read.
  */
-public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
+public final class TaskMetrics implements MetastoreCallObserver, CompactionObserver, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(TaskMetrics.class);
 
@@ -63,6 +66,13 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
     private final Sensor lateRecords;
     private final Sensor closeStall;
     private final Sensor offsetsAhead;
+    private final Sensor compactions;
+    private final Sensor compactedFiles;
+    private final Sensor mergedFiles;
+    private final Sensor rewrittenBytes;
+    private final Sensor compactionsNotFinished;
+    private final Sensor retiredDirectories;
+    private volatile long retirementsOverdue;
 
     public TaskMetrics(MetricsBackend backend, LongSupplier clock) {
         this.backend = backend;
@@ -102,6 +112,15 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
                 + "Kafka log when claimed, read from the log's start (offsets.ahead.policy=log-start)");
         skipped = total("skipped-records", "Records skipped: null values ignored, or bad records with "
                 + "errors.tolerance=all and no reporter");
+        compactions = total("compactions", "Partitions this task compacted (swapped to their merged files)");
+        compactedFiles = total("compaction-files-replaced", "Small files the compactions replaced");
+        mergedFiles = total("compaction-files-written", "Files the compactions wrote in their place");
+        rewrittenBytes = total("compaction-bytes-rewritten", "Bytes of the files the compactions wrote");
+        compactionsNotFinished = total("compactions-not-finished", "Compactions undone (batches on their way did not "
+                + "land in time, a late write erased a hold), given up, or that found the partition held");
+        retiredDirectories = total("compaction-directories-retired", "Old directories removed after their retention");
+        gauge("compaction-retirements-overdue", "Compactions past their retention whose old directory a sweep left: "
+                + "not decided yet (their compactor stopped, and no finder has ended them)", () -> retirementsOverdue);
         lateRecords = total("late-records", "Records landed although their time partition was already marked done "
                 + "(partition.late.policy=land); those the policy sends to the dead-letter queue are counted there");
     }
@@ -140,6 +159,25 @@ public final class TaskMetrics implements MetastoreCallObserver, AutoCloseable {
                 return; // its instance still runs: the next commit tries again
             }
         }
+    }
+
+    @Override
+    public void compacted(CompactionLog.Row row) {
+        compactions.record();
+        compactedFiles.record(row.replacedFiles().size());
+        mergedFiles.record(row.mergedFiles().size());
+        rewrittenBytes.record((double) row.bytesAfter());
+    }
+
+    @Override
+    public void notFinished() {
+        compactionsNotFinished.record();
+    }
+
+    @Override
+    public void swept(Retirement.Sweep sweep) {
+        retiredDirectories.record(sweep.removed());
+        retirementsOverdue = sweep.overdue();
     }
 
     public void batchClosed(CloseReason reason) {

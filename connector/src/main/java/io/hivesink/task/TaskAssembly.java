@@ -144,14 +144,16 @@ public final class TaskAssembly implements AutoCloseable {
             log.info("Fencing by metastore {} ({}={}); exactly-once commits active",
                     fencing == Fencing.LOCKS ? "locks" : "compare-and-set", MetastoreConfig.METASTORE_FENCING,
                     metastoreConfig.fencing());
+            metrics = new TaskMetrics(MetricsBackend.forTask(context, run.connector(), run.task()), clock);
             compactions = parts.compactions();
             if (compactions != null) {
-                compactions.start(identity::wrap);
+                compactions.start(identity::wrap, metrics);
+                metrics.gauge("compactions-waiting", "Time partitions marked done that wait for this task's "
+                        + "compactions", compactions::waiting);
             }
 
             AssignmentPauses pauses = new AssignmentPauses(Fetching.of(context));
             memory = new MemoryGate(joinMemoryBudget(config.batch(), run.instance()), pauses, clock, run.instance());
-            metrics = new TaskMetrics(MetricsBackend.forTask(context, run.connector(), run.task()), clock);
             metastore.observeCalls(metrics);
             gauges(metrics, parts.buffer(), memory, pauses);
             metrics.gauge("open-uploads", "Uploads this task started on S3 and has not completed nor aborted yet",

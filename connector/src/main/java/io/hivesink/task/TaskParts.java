@@ -299,8 +299,8 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
         Retirement retirement = new Retirement(metastore.client(), database, storage.fs(), compactionLog,
                 compaction.retentionMs(), clock);
         return new CompactionRunner(new CompactionRunner.Parts(run.connector(), run.task(), taskCount(props),
-                run.instance(), database, storage.fs(), holds, metastore.tables()::existing, settings::configFor,
-                marker::hivePartitions), compactor, finder, retirement, compaction, clock);
+                run.instance(), database, storage.fs(), holds, compactionLog, metastore.tables()::existing,
+                settings::configFor, marker::hivePartitions), compactor, finder, retirement, compaction, clock);
     }
 
     private static DoneMarking doneMarking(HiveSinkConfig config, MetastoreParts metastore, TableOverrides settings,

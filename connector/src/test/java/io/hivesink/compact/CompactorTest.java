@@ -235,14 +235,14 @@ class CompactorTest {
     void theOldGenerationIsRemovedAfterTheRetentionAndAPartitionFoundThereIsPutBack() throws Exception {
         assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
         Retirement retirement = new Retirement(metastore, "db", fs, compactionLog, 3_600_000, now::get);
-        assertEquals(0, retirement.sweep(), "queries under way still read it");
+        assertEquals(0, retirement.sweep().removed(), "queries under way still read it");
         assertTrue(fs.exists(current));
         // a write of the partition read before the swap put the old location back
         Partition back = metastore.getPartition("db", "orders", List.of("2026-11-29")).orElseThrow().deepCopy();
         back.getSd().setLocation(current.toString());
         metastore.alterPartitions("db", "orders", List.of(back));
         now.addAndGet(3_600_000);
-        assertEquals(1, retirement.sweep());
+        assertEquals(1, retirement.sweep().removed());
         assertFalse(fs.exists(current));
         assertEquals(next.toString(), location(), "put back at the merged files before the old ones went");
         assertEquals(range(10, 50), ids(next));
@@ -283,7 +283,7 @@ class CompactorTest {
     void aShortRetentionKeepsTheNoteOfACompactionNotDecidedYet() throws Exception {
         compactionLog.retireLater("compact-c-1", now.get());
         Retirement retirement = new Retirement(metastore, "db", fs, compactionLog, 0, now::get);
-        assertEquals(0, retirement.sweep());
+        assertEquals(0, retirement.sweep().removed());
         assertEquals(java.util.Set.of("compact-c-1"), compactionLog.retiring().keySet(), "its rows may still come");
         compactionLog.finish("compact-c-1", List.of(new CompactionLog.Row("conn", 0, "orders", DAY,
                 current.toString(), next.toString(), List.of(), List.of(), List.of(), 40, 0, 0, now.get())));
@@ -291,7 +291,7 @@ class CompactorTest {
         Partition moved = metastore.getPartition("db", "orders", List.of("2026-11-29")).orElseThrow().deepCopy();
         moved.getSd().setLocation(next.toString());
         metastore.alterPartitions("db", "orders", List.of(moved));
-        assertEquals(1, retirement.sweep());
+        assertEquals(1, retirement.sweep().removed());
         assertFalse(fs.exists(current), "retired once decided");
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.MBeanServer;
@@ -123,6 +124,29 @@ class TaskMetricsTest {
         @Override
         public void close() {
             registered.forEach(worker::removeMetric);
+        }
+    }
+
+    @Test
+    void compactionsAreCountedWithTheirFilesBytesAndOverdueRetirements() throws Exception {
+        String task = "kafka.connect:type=plugins,connector=compact-sink,task=1";
+        try (TaskMetrics metrics = new TaskMetrics(new JmxMetricsBackend("compact-sink", 1), () -> 0)) {
+            metrics.compacted(new io.hivesink.compact.CompactionLog.Row("compact-sink", 1, "orders", "day=2026-11-29",
+                    "/w/partitions_of_orders/day=2026-11-29/0", "/w/partitions_of_orders/day=2026-11-29/c-k-1",
+                    List.of("part-a-1-00001.avro", "part-a-2-00001.avro", "part-a-3-00001.avro"),
+                    List.of("a-1", "a-2", "a-3"), List.of("part-c-k-1-00001.avro"), 300, 3_000, 2_500, 5));
+            metrics.notFinished();
+            metrics.swept(new io.hivesink.compact.Retirement.Sweep(2, 1));
+
+            assertEquals(1, read(task, "compactions-total"));
+            assertEquals(3, read(task, "compaction-files-replaced-total"));
+            assertEquals(1, read(task, "compaction-files-written-total"));
+            assertEquals(2_500, read(task, "compaction-bytes-rewritten-total"));
+            assertEquals(1, read(task, "compactions-not-finished-total"));
+            assertEquals(2, read(task, "compaction-directories-retired-total"));
+            assertEquals(1, read(task, "compaction-retirements-overdue"));
+            metrics.swept(new io.hivesink.compact.Retirement.Sweep(0, 0));
+            assertEquals(0, read(task, "compaction-retirements-overdue"), "as the last sweep left them");
         }
     }
 }

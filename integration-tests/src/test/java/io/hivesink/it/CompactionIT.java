@@ -34,6 +34,7 @@ import io.hivesink.commit.FaultInjector;
 import io.hivesink.commit.FaultPoint;
 import io.hivesink.it.support.PartitionDescription;
 import io.hivesink.it.support.StackExtension;
+import io.hivesink.it.support.TaskMetricsOverJmx;
 import io.hivesink.stack.EmbeddedStack;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
@@ -120,6 +121,16 @@ class CompactionIT {
             EmbeddedStack.await("the old directories retired", Duration.ofMinutes(2), () -> hours.stream()
                     .noneMatch(hour -> exists(fs, "/warehouse/hive-sink/" + DATABASE + ".db/partitions_of_" + TABLE
                             + "/" + hour + "/0")));
+            // what an operator's agent reads over JMX: the compactions, their files and bytes, the retirements
+            EmbeddedStack.await("the retirements counted", Duration.ofMinutes(1), () -> metrics(worker, connector)
+                    .sum("compaction-directories-retired-total") >= HOURS);
+            TaskMetricsOverJmx metrics = metrics(worker, connector);
+            assertEquals(HOURS, metrics.sum("compactions-total"), "one compaction per hour: " + metrics);
+            assertEquals(logged.size(), metrics.sum("compactions-total"));
+            assertTrue(metrics.sum("compaction-files-replaced-total") >= 3L * HOURS, metrics.toString());
+            assertEquals(HOURS, metrics.sum("compaction-files-written-total"), "one merged file per hour");
+            assertTrue(metrics.sum("compaction-bytes-rewritten-total") > 0, metrics.toString());
+            assertEquals(0, metrics.sum("compaction-retirements-overdue"));
 
             // a late record lands in its compacted hour, where the partition is now
             SampleData.sendAll(producer, List.of(record(TOPIC, 0, LATE_ID, first + 10 * MINUTE)));
@@ -298,6 +309,14 @@ class CompactionIT {
                     hour, records);
         } finally {
             background.shutdownNow();
+        }
+    }
+
+    private static TaskMetricsOverJmx metrics(ConnectWorkerProcess worker, String connector) {
+        try {
+            return TaskMetricsOverJmx.read(worker, connector);
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not read the task metrics over JMX", e);
         }
     }
 

@@ -25,6 +25,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.hivesink.batch.CloseReason;
 import io.hivesink.it.support.StackExtension;
+import io.hivesink.it.support.TaskMetricsOverJmx;
 import io.hivesink.stack.FailoverStack;
 import io.hivesink.stack.SampleData;
 import io.hivesink.stack.connect.ConnectRelease;

@@ -1,4 +1,4 @@
-package io.hivesink.it.compat;
+package io.hivesink.it.support;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +14,9 @@ import io.hivesink.stack.connect.ConnectWorkerProcess;
  * A connector's task metrics as an operator's agent reads them from a worker over JMX: the MBeans
  * {@code kafka.connect:type=plugins,connector=<connector>,task=<n>}, and the per-table ones with a {@code table} key.
  */
-record TaskMetricsOverJmx(Map<String, Map<String, Double>> perTask, Map<String, Map<String, Double>> perTable) {
+public record TaskMetricsOverJmx(Map<String, Map<String, Double>> perTask, Map<String, Map<String, Double>> perTable) {
 
-    static TaskMetricsOverJmx read(ConnectWorkerProcess worker, String connector) throws Exception {
+    public static TaskMetricsOverJmx read(ConnectWorkerProcess worker, String connector) throws Exception {
         MBeanServerConnection jmx = worker.jmx();
         Map<String, Map<String, Double>> perTask = new TreeMap<>();
         Map<String, Map<String, Double>> perTable = new TreeMap<>();
@@ -41,25 +41,25 @@ record TaskMetricsOverJmx(Map<String, Map<String, Double>> perTask, Map<String, 
         return values;
     }
 
-    int tasks() {
+    public int tasks() {
         return perTask.size();
     }
 
     /** The metric summed over the tasks (0 for a task that lacks it). */
-    long sum(String metric) {
+    public long sum(String metric) {
         return Math.round(perTask.values().stream().mapToDouble(m -> m.getOrDefault(metric, 0.0)).sum());
     }
 
-    double max(String metric) {
+    public double max(String metric) {
         return perTask.values().stream().mapToDouble(m -> m.getOrDefault(metric, 0.0)).max().orElse(0);
     }
 
-    double memoryBudgetBytes() {
+    public double memoryBudgetBytes() {
         return max("memory-budget-bytes");
     }
 
     /** A per-table metric of the table, one value per task that has it. */
-    List<Double> perTask(String table, String metric) {
+    public List<Double> perTask(String table, String metric) {
         List<Double> values = new ArrayList<>();
         perTable.forEach((key, metrics) -> {
             if (key.startsWith(table + "/") && metrics.containsKey(metric)) {
@@ -70,7 +70,7 @@ record TaskMetricsOverJmx(Map<String, Map<String, Double>> perTask, Map<String, 
     }
 
     /** The table's end-to-end lag, the smallest over the tasks that committed to it (-1 if none did). */
-    double tableLag(String table) {
+    public double tableLag(String table) {
         return perTask(table, "end-to-end-lag-ms").stream().mapToDouble(Double::doubleValue).min().orElse(-1);
     }
 }
