@@ -94,6 +94,18 @@ class CompactorTest {
         return DayPartition.range(from, to);
     }
 
+    /** Task 1's batch in flight lands: its file moved into the current directory, its intent gone. */
+    private void batchLands() {
+        try {
+            landed("conn-t1-b-5", 50, 9_000);
+            StateTables.Stored task1 = states.read(1);
+            states.write(task1, task1.state().withIntent(null));
+            onSleep = () -> { };
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Task 1 has a batch in flight whose manifest moves a file into the current directory. */
     private TaskState.Intent batchInFlight() throws IOException {
         Path manifest = new Path(dir.toUri() + "/s/conn-t1-b-5/_manifest.avro");
@@ -128,16 +140,7 @@ class CompactorTest {
     @Test
     void waitsForABatchOnItsWayAndTakesItsFileIn() throws Exception {
         batchInFlight();
-        onSleep = () -> { // the batch lands: its file moved in, its intent gone
-            try {
-                landed("conn-t1-b-5", 50, 9_000);
-                StateTables.Stored task1 = states.read(1);
-                states.write(task1, task1.state().withIntent(null));
-                onSleep = () -> { };
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        };
+        onSleep = this::batchLands;
         assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
         assertEquals(range(10, 60), ids(next), "the late batch's records, once");
         assertTrue(fs.exists(new Path(next, "part-conn-t1-b-5-00001.avro")), "under its own name");
@@ -266,13 +269,10 @@ class CompactorTest {
         onSleep = () -> { // a Hive INSERT writes into the partition, then the batch lands
             try {
                 fs.create(new Path(current, "000000_0")).close();
-                landed("conn-t1-b-5", 50, 9_000);
-                StateTables.Stored task1 = states.read(1);
-                states.write(task1, task1.state().withIntent(null));
-                onSleep = () -> { };
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
+            batchLands();
         };
         assertEquals(Compactor.Ended.UNDONE, compactor().compact(target()));
         assertEquals(current.toString(), location(), "its rows stay where readers find them");
@@ -336,25 +336,26 @@ class CompactorTest {
         assertEquals(range(10, 50), ids(current));
     }
 
-    @Test
-    void underLocksWaitsOutALockBrokenLatelyThenSwaps() throws Exception {
+    /** Under locks, with a task's lock broken {@code agoMs} before: how long the compaction waited to swap. */
+    private long waitedToSwap(int task, long agoMs) throws Exception {
         underLocks();
-        day.lockBrokenAt(0, System.currentTimeMillis() - 20_000);
+        day.lockBrokenAt(task, System.currentTimeMillis() - agoMs);
         long before = now.get();
         assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
-        long waited = now.get() - before;
-        assertTrue(waited >= 39_000 && waited <= 40_000, "one stale bound after the break, 20 s ago: " + waited);
         assertEquals(next.toString(), location());
+        return now.get() - before;
+    }
+
+    @Test
+    void underLocksWaitsOutALockBrokenLatelyThenSwaps() throws Exception {
+        long waited = waitedToSwap(0, 20_000);
+        assertTrue(waited >= 39_000 && waited <= 40_000, "one stale bound after the break, 20 s ago: " + waited);
         assertEquals(range(10, 50), ids(next));
     }
 
     @Test
     void underLocksWithNoLockBrokenLatelyNothingWaits() throws Exception {
-        underLocks();
-        day.lockBrokenAt(1, System.currentTimeMillis() - 120_000);
-        long before = now.get();
-        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
-        assertEquals(before, now.get(), "no write sent under that lock can still land");
+        assertEquals(0, waitedToSwap(1, 120_000), "no write sent under that lock can still land");
     }
 
     @Test
@@ -364,16 +365,7 @@ class CompactorTest {
         onSleep = () -> { // an intent is in task 1's state beside the hold when it is read again
             try {
                 batchInFlight();
-                onSleep = () -> { // then the batch lands: its file moved in, its intent gone
-                    try {
-                        landed("conn-t1-b-5", 50, 9_000);
-                        StateTables.Stored task1 = states.read(1);
-                        states.write(task1, task1.state().withIntent(null));
-                        onSleep = () -> { };
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                };
+                onSleep = this::batchLands; // then the batch lands
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

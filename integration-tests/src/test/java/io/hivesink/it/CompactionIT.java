@@ -180,14 +180,9 @@ class CompactionIT {
         try (ConnectWorkerProcess survivor = stack.startWorker(connector, Map.of(), Map.of())) {
             survivor.rest().putConnector(connector, config);
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), List.of(topic));
-            EmbeddedStack.await("every hour compacted after the crashes", Duration.ofMinutes(3),
-                    () -> hours.stream().allMatch(hour -> !generationOf(table, hour).equals("0")));
+            awaitEveryHourCompacted(table, hours);
         }
-        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "." + table
-                + " group by dt, hr"), "every record once, in its hour");
-        long total = expected.values().stream().mapToLong(Long::longValue).sum();
-        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), completeBatchesCount(table),
-                "the complete batches hold every record once");
+        long total = assertEveryRecordOnce(table, expected);
         List<List<String>> logged = stack.hive().query("select partition_name from " + DATABASE
                 + ".hive_sink_compactions where table_name = '" + table + "' order by partition_name");
         assertEquals(hours, logged.stream().map(row -> row.get(0)).toList(), "one finished compaction per hour");
@@ -249,14 +244,9 @@ class CompactionIT {
                 java.nio.file.Files.writeString(faults, step + 1 < steps.size() ? stall(steps.get(step + 1)) : "");
             }
             stack.awaitCommittedToEnd(connector, Duration.ofMinutes(3), List.of(topic));
-            EmbeddedStack.await("every hour compacted", Duration.ofMinutes(3),
-                    () -> hours.stream().allMatch(hour -> !generationOf(table, hour).equals("0")));
+            awaitEveryHourCompacted(table, hours);
         }
-        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "." + table
-                + " group by dt, hr"), "every record once, in its hour, those sent during each step too");
-        long total = expected.values().stream().mapToLong(Long::longValue).sum();
-        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), completeBatchesCount(table),
-                "the complete batches hold every record once");
+        long total = assertEveryRecordOnce(table, expected); // those sent during each step too
         System.out.printf("CompactionIT: %d records sent into every hour while a compaction stalled at each of %s; "
                 + "%d records read once%n", HOURS, steps, total);
     }
@@ -310,6 +300,21 @@ class CompactionIT {
         } finally {
             background.shutdownNow();
         }
+    }
+
+    private void awaitEveryHourCompacted(String table, List<String> hours) throws InterruptedException {
+        EmbeddedStack.await("every hour of " + table + " compacted", Duration.ofMinutes(3),
+                () -> hours.stream().allMatch(hour -> !generationOf(table, hour).equals("0")));
+    }
+
+    /** Every record once, in its hour, and the README's complete-batches query holds them all; returns how many. */
+    private long assertEveryRecordOnce(String table, Map<String, Long> expected) throws Exception {
+        assertEquals(expected, counted("select concat('dt=', dt, '/hr=', hr), count(*) from " + DATABASE + "." + table
+                + " group by dt, hr"), "every record once, in its hour");
+        long total = expected.values().stream().mapToLong(Long::longValue).sum();
+        assertEquals(List.of(List.of(Long.toString(total), Long.toString(total))), completeBatchesCount(table),
+                "the complete batches hold every record once");
+        return total;
     }
 
     private static TaskMetricsOverJmx metrics(ConnectWorkerProcess worker, String connector) {
