@@ -31,6 +31,11 @@ public final class CompactedBatches implements LandedRecords {
         return instance + MARK + n;
     }
 
+    /** Whether a name (of a file's id, or of a generation directory) is a compaction's id. */
+    public static boolean isId(String name) {
+        return name.contains(MARK);
+    }
+
     @Override
     public io.hivesink.commit.LedgerCounts.Counts in(String table, String partitionPath, Set<String> batchIds) {
         return ledger.in(table, partitionPath, batchesOf(table, partitionPath, batchIds, DEPTH));

@@ -84,6 +84,7 @@ public final class Compactor {
 
     /** Compacts the partition, step by step; returns how it ended. */
     public Ended compact(Target target) throws IOException, InterruptedException {
+        clearAbandoned(target);
         // 2. Merge: the next generation written beside the current one, invisible
         MergeStep.Result merged = target.merge().run(target.current(), target.next(), target.compaction());
         if (merged.skipped() != null) {
@@ -190,6 +191,33 @@ public final class Compactor {
             undo(target);
         } else {
             finish(target.table(), target.partition(), target.compaction(), target.current(), target.next());
+        }
+    }
+
+    /**
+     * Removes the generations beside the partition's that compactions left before their decision (a compactor stopped
+     * between its merge and its hold leaves its merged files, which no finder sees). Each such compaction is decided
+     * undone first, by the log's one add, so that one still running can never finish on a directory removed under
+     * it; one decided finished is left as it is (a later compaction moved the partition on, and retirement removes
+     * it).
+     */
+    private void clearAbandoned(Target target) throws IOException {
+        Path generations = target.next().getParent();
+        if (!fs.exists(generations)) {
+            return;
+        }
+        for (FileStatus generation : fs.listStatus(generations)) {
+            String id = generation.getPath().getName();
+            if (!generation.isDirectory() || !CompactedBatches.isId(id) || id.equals(target.compaction())
+                    || HivePaths.sameDir(generation.getPath(), target.current())) {
+                continue;
+            }
+            java.util.Optional<CompactionLog.Outcome> outcome = compactionLog.outcome(id);
+            if ((outcome.isPresent() ? outcome.get() : compactionLog.undo(id)) == CompactionLog.Outcome.UNDONE) {
+                fs.delete(generation.getPath(), true);
+                log.info("Removed {}, the merged files of compaction {} of partition {} of {}, which stopped before "
+                        + "its decision", generation.getPath(), id, target.partition(), target.table());
+            }
         }
     }
 

@@ -416,4 +416,22 @@ class CompactorTest {
         assertEquals(current.toString(), location(), "not swapped: task 1's writers never saw the hold");
         assertEquals(List.of(), states.read(0).state().holds());
     }
+
+    @Test
+    void generationsOfCompactionsStoppedBeforeTheirDecisionAreRemovedAndCanNeverFinish() throws Exception {
+        Path stopped = new Path(current.getParent(), "conn-t1-earlier-k-3"); // merged, then its worker died
+        Path undone = new Path(current.getParent(), "conn-t0-earlier-k-2"); // undone, its directory left
+        fs.create(new Path(stopped, "part-conn-t1-earlier-k-3-00001.avro")).close();
+        fs.create(new Path(undone, "part-conn-t0-earlier-k-2-00001.avro")).close();
+        compactionLog.undo("conn-t0-earlier-k-2");
+
+        assertEquals(Compactor.Ended.SWAPPED, compactor().compact(target()));
+
+        assertFalse(fs.exists(stopped));
+        assertFalse(fs.exists(undone));
+        assertEquals(Optional.of(CompactionLog.Outcome.UNDONE), compactionLog.outcome("conn-t1-earlier-k-3"),
+                "decided undone before its directory went: were it still running, its decision would be refused");
+        assertTrue(fs.exists(current), "the generation readers may still be reading stays until its retirement");
+        assertEquals(range(10, 50), ids(next));
+    }
 }

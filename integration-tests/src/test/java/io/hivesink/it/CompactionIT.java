@@ -186,6 +186,18 @@ class CompactionIT {
         List<List<String>> logged = stack.hive().query("select partition_name from " + DATABASE
                 + ".hive_sink_compactions where table_name = '" + table + "' order by partition_name");
         assertEquals(hours, logged.stream().map(row -> row.get(0)).toList(), "one finished compaction per hour");
+        FileSystem fs = stack.tableFileSystem();
+        for (String hour : hours) {
+            List<String> merged = new ArrayList<>();
+            for (FileStatus generation : fs.listStatus(new Path("/warehouse/hive-sink/" + DATABASE
+                    + ".db/partitions_of_" + table + "/" + hour))) {
+                if (generation.getPath().getName().contains("-k-")) {
+                    merged.add(generation.getPath().getName());
+                }
+            }
+            assertEquals(List.of(generationOf(table, hour)), merged,
+                    hour + ": no merged files of a compaction stopped before its decision are left");
+        }
         repairKeepsEveryPartition(table, expected);
         System.out.printf("CompactionIT: killed at %s; then each of %d hours compacted once, %d records%n", crashes,
                 HOURS, total);
