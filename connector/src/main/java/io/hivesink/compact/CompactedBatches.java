@@ -13,7 +13,10 @@ import io.hivesink.done.LandedRecords;
  */
 public final class CompactedBatches implements LandedRecords {
 
-    /** What a compaction id holds and a batch id never does (instances hold no {@code -}). */
+    /**
+     * What a compaction id holds. A batch id holds it only if a part of its instance's random suffix is {@code k}
+     * (rarely): such a batch is looked up in the log, not found, and counted as itself.
+     */
     private static final String MARK = "-k-";
     /** Compactions of compactions looked through at most. */
     private static final int DEPTH = 8;

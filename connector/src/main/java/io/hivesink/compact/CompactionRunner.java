@@ -203,26 +203,38 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
                 new MergeStep(parts.fs(), new AvroFileMerger(), ".avro", config.compaction().targetBytes(),
                         config.compaction().minFiles()));
         running.add(id);
+        Compactor.Ended ended = null; // failed
         try {
-            Compactor.Ended ended = compactor.compact(target);
-            if (ended == Compactor.Ended.SWAPPED) {
-                log.info("Compacted partition {} of {}.{} into {} (compaction {})", path, parts.database(), table,
-                        target.next(), id);
-                parts.log().rows(id).forEach(observer::compacted);
-            } else if (ended != Compactor.Ended.SKIPPED) {
-                log.info("Compaction {} of partition {} of {} ended {}", id, path, table, ended);
-                observer.notFinished();
-            }
+            ended = compactor.compact(target);
         } catch (InterruptedException e) {
             Thread.interrupted(); // gave up as the task stops: what it made is undone now, not by a finder later
             giveUp(target, e);
             throw e;
         } catch (IOException | RuntimeException e) {
             log.warn("Compaction {} of partition {} of {} failed; it is given up: {}", id, path, table, e.toString());
-            observer.notFinished();
             giveUp(target, e);
         } finally {
             running.remove(id);
+        }
+        report(target, ended);
+    }
+
+    /** Logs how a compaction ended and counts it; a count that fails changes nothing of the compaction. */
+    private void report(Compactor.Target target, Compactor.Ended ended) {
+        try {
+            if (ended == Compactor.Ended.SWAPPED) {
+                log.info("Compacted partition {} of {}.{} into {} (compaction {})", target.partition(),
+                        parts.database(), target.table(), target.next(), target.compaction());
+                parts.log().rows(target.compaction()).forEach(observer::compacted);
+            } else if (ended != Compactor.Ended.SKIPPED) {
+                if (ended != null) {
+                    log.info("Compaction {} of partition {} of {} ended {}", target.compaction(), target.partition(),
+                            target.table(), ended);
+                }
+                observer.notFinished();
+            }
+        } catch (RuntimeException e) {
+            log.warn("Could not count compaction {} in the task's metrics: {}", target.compaction(), e.toString());
         }
     }
 

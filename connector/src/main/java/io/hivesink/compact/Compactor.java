@@ -84,7 +84,6 @@ public final class Compactor {
 
     /** Compacts the partition, step by step; returns how it ended. */
     public Ended compact(Target target) throws IOException, InterruptedException {
-        clearAbandoned(target);
         // 2. Merge: the next generation written beside the current one, invisible
         MergeStep.Result merged = target.merge().run(target.current(), target.next(), target.compaction());
         if (merged.skipped() != null) {
@@ -106,6 +105,7 @@ public final class Compactor {
             undo(target); // moved meanwhile (another compaction's finder, a user): this listing is not its files
             return Ended.BUSY;
         }
+        clearAbandoned(target); // held: any other compaction of the partition not decided yet can no longer finish
         faults.reached(FaultPoint.COMPACTION_HELD);
         long until = clock.getAsLong() + holdMaxMs;
         List<Map.Entry<Integer, TaskState.Intent>> inFlight = new ArrayList<>(held.intents().entrySet());
@@ -196,10 +196,11 @@ public final class Compactor {
 
     /**
      * Removes the generations beside the partition's that compactions left before their decision (a compactor stopped
-     * between its merge and its hold leaves its merged files, which no finder sees). Each such compaction is decided
-     * undone first, by the log's one add, so that one still running can never finish on a directory removed under
-     * it; one decided finished is left as it is (a later compaction moved the partition on, and retirement removes
-     * it).
+     * between its merge and its hold leaves its merged files, which no finder sees). Run once this compaction's holds
+     * are in every state: another compaction of the partition that has not decided can then no longer hold it, so
+     * undoing it costs nothing. Each is decided undone first, by the log's one add, so that one still running is
+     * refused its decision and never finishes on a directory removed under it; one decided finished is left as it
+     * is (a later compaction moved the partition on, and retirement removes it).
      */
     private void clearAbandoned(Target target) throws IOException {
         Path generations = target.next().getParent();

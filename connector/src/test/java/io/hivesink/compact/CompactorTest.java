@@ -434,4 +434,19 @@ class CompactorTest {
         assertTrue(fs.exists(current), "the generation readers may still be reading stays until its retirement");
         assertEquals(range(10, 50), ids(next));
     }
+
+    @Test
+    void aCompactionThatHoldsThePartitionFirstKeepsItsMergedFiles() throws Exception {
+        Path other = new Path(current.getParent(), "conn-t1-x-k-7"); // task 1's compaction, between steps 3 and 6
+        fs.create(new Path(other, "part-conn-t1-x-k-7-00001.avro")).close();
+        StateTables.Stored task0 = states.read(0);
+        states.write(task0, task0.state().withHold(new TaskState.Hold("orders", DAY, "conn-t1-x-k-7", null,
+                now.get())));
+
+        assertEquals(Compactor.Ended.BUSY, compactor().compact(target()));
+
+        assertTrue(fs.exists(other), "the compaction that holds the partition goes on");
+        assertEquals(Optional.empty(), compactionLog.outcome("conn-t1-x-k-7"));
+        assertFalse(fs.exists(next));
+    }
 }
