@@ -19,17 +19,6 @@ final class HiveServer2Engine implements MetastoreCompatibility.QueryEngine {
         this.defaultFs = defaultFs;
     }
 
-    /**
-     * A known limitation of Hive 4.0.1's ORC reading, not of the files: with {@code hive.optimize.index.filter=true}
-     * it drops a stripe whose min and max (which ORC keeps without NaN) rule the predicate out, NaN rows and all,
-     * although its ORC (1.8) has ORC-629's check; the same query without pushdown returns the NaN.
-     * docs/compatibility.md says so, with the setting.
-     */
-    @Override
-    public List<String> orcNanUnderPushdown() {
-        return List.of("4", "5");
-    }
-
     @Override
     public List<List<List<String>>> query(String... statements) {
         try (HiveSql hive = HiveSql.start(workDir, metastoreUri, defaultFs)) {
