@@ -151,9 +151,13 @@ public final class CommitCostBenchmark {
     }
 
     static int intArg(String[] args, String name, int fallback) {
+        return Integer.parseInt(stringArg(args, name, Integer.toString(fallback)));
+    }
+
+    static String stringArg(String[] args, String name, String fallback) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
-                return Integer.parseInt(args[i + 1]);
+                return args[i + 1];
             }
         }
         return fallback;

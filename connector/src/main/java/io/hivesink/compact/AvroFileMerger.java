@@ -18,6 +18,11 @@ import io.hivesink.avro.container.ContainerMerge;
 public final class AvroFileMerger implements FileMerger {
 
     @Override
+    public String extension() {
+        return ".avro";
+    }
+
+    @Override
     public String kindOf(FileSystem fs, FileStatus file) throws IOException {
         try (ContainerBlocks blocks = new ContainerBlocks(fs.open(file.getPath()), file.getPath().toString())) {
             return ContainerMerge.kindOf(blocks);

@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
 import io.hivesink.commit.StateHolds;
 import io.hivesink.config.CompactionConfig;
 import io.hivesink.config.TableConfig;
-import io.hivesink.config.TablesConfig;
 import io.hivesink.done.DoneListener;
 import io.hivesink.done.PartitionMarker;
 import io.hivesink.metastore.HiveTable;
@@ -52,11 +51,12 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
     /**
      * What the runner needs of the task.
      *
+     * @param mergers      each table's merger, of its format
      * @param partitionsOf the Hive partitions of a time partition, as the done marker finds them
      */
     public record Parts(String connector, int task, int taskCount, String instance, String database, FileSystem fs,
             StateHolds holds, CompactionLog log, Function<String, HiveTable> tables,
-            Function<String, TableConfig> configs,
+            Function<String, TableConfig> configs, Function<TableConfig, FileMerger> mergers,
             BiFunction<PartitionMarker.TimeTable, Long, List<Partition>> partitionsOf) {
     }
 
@@ -69,7 +69,6 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
     /** Time partitions marked done, by their table and start. */
     private final BlockingQueue<Map.Entry<PartitionMarker.TimeTable, Long>> queue = new LinkedBlockingQueue<>();
     private final Set<String> running = ConcurrentHashMap.newKeySet();
-    private final Set<String> notAvro = ConcurrentHashMap.newKeySet();
     private Thread thread;
     private volatile boolean started;
     private volatile boolean stopped;
@@ -184,13 +183,6 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
 
     private void compact(String table, Partition partition, String path) throws InterruptedException {
         TableConfig config = parts.configs().apply(table);
-        if (!config.format().equals(TablesConfig.FORMAT_AVRO)) {
-            if (notAvro.add(table)) {
-                log.info("Table {} is {}: compaction merges Avro files only so far; its partitions stay as they are",
-                        table, config.format());
-            }
-            return;
-        }
         if (parts.holds().holdIn(parts.task(), table, path) != null) {
             log.info("Partition {} of {} is not compacted now: another compaction's hold is on it", path, table);
             return;
@@ -200,7 +192,7 @@ public final class CompactionRunner implements DoneListener, AutoCloseable {
         String id = CompactedBatches.id(parts.instance(), sequence);
         Compactor.Target target = new Compactor.Target(parts.connector(), parts.task(), table, path,
                 new Path(partition.getSd().getLocation()), new Path(hiveTable.generation(path, id)), id,
-                new MergeStep(parts.fs(), new AvroFileMerger(), ".avro", config.compaction().targetBytes(),
+                new MergeStep(parts.fs(), parts.mergers().apply(config), config.compaction().targetBytes(),
                         config.compaction().minFiles()));
         running.add(id);
         Compactor.Ended ended = null; // failed

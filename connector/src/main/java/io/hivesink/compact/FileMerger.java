@@ -9,9 +9,13 @@ import org.apache.hadoop.fs.FileSystem;
 
 /**
  * The format seam of a compaction: how a format's files are grouped (files of one kind merge into one file) and
- * merged. The Avro merger copies blocks ({@link AvroFileMerger}); Parquet and ORC re-encode.
+ * merged. The Avro merger copies blocks ({@link AvroFileMerger}); Parquet and ORC re-encode ({@link ParquetFileMerger},
+ * {@link OrcFileMerger}).
  */
 public interface FileMerger {
+
+    /** The format's data file extension, with its dot: the merged files' names end with it. */
+    String extension();
 
     /** What files must share to be merged into one: a key to group them by. */
     String kindOf(FileSystem fs, FileStatus file) throws IOException;

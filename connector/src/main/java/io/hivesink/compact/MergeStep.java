@@ -29,17 +29,12 @@ public final class MergeStep {
 
     private final FileSystem fs;
     private final FileMerger merger;
-    private final String extension;
     private final long targetBytes;
     private final int minFiles;
 
-    /**
-     * @param extension the format's data file extension, with its dot
-     */
-    public MergeStep(FileSystem fs, FileMerger merger, String extension, long targetBytes, int minFiles) {
+    public MergeStep(FileSystem fs, FileMerger merger, long targetBytes, int minFiles) {
         this.fs = fs;
         this.merger = merger;
-        this.extension = extension;
         this.targetBytes = targetBytes;
         this.minFiles = minFiles;
     }
@@ -101,7 +96,7 @@ public final class MergeStep {
                 names.add(source.name());
             }
             replaced.addAll(names);
-            Path path = new Path(next, DataFileName.of(compactionId, merged.size() + 1, extension));
+            Path path = new Path(next, DataFileName.of(compactionId, merged.size() + 1, merger.extension()));
             FileMerger.Merged result;
             try (FSDataOutputStream out = fs.create(path, true)) {
                 result = merger.merge(fs, files, out);

@@ -73,14 +73,19 @@ public final class ParallelParquetWriter implements TableFileWriter {
         this.threads = threads;
         this.codec = codecName(codec);
         this.rowGroupBytes = rowGroupBytes;
-        this.properties = ParquetProperties.builder().withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
-                .withDictionaryEncoding(dictionary).withPageSize(pageBytes).withDictionaryPageSize(pageBytes)
-                .withAllocator(HeapByteBufferAllocator.getInstance())
-                .withValuesWriterFactory(new EarlyFallbackWriters()).build();
+        this.properties = properties(dictionary, pageBytes);
         this.metadata = Map.copyOf(metadata);
     }
 
-    private static CompressionCodecName codecName(String name) {
+    /** How the connector's column writers encode: what its files and its merged files share. */
+    static ParquetProperties properties(boolean dictionary, int pageBytes) {
+        return ParquetProperties.builder().withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+                .withDictionaryEncoding(dictionary).withPageSize(pageBytes).withDictionaryPageSize(pageBytes)
+                .withAllocator(HeapByteBufferAllocator.getInstance())
+                .withValuesWriterFactory(new EarlyFallbackWriters()).build();
+    }
+
+    static CompressionCodecName codecName(String name) {
         return switch (name) {
             case ParquetCodecs.SNAPPY -> CompressionCodecName.SNAPPY;
             case ParquetCodecs.ZSTD -> CompressionCodecName.ZSTD;

@@ -28,6 +28,7 @@ import io.hivesink.compact.CompactionLog;
 import io.hivesink.compact.CompactionMoves;
 import io.hivesink.compact.CompactionRunner;
 import io.hivesink.compact.Compactor;
+import io.hivesink.compact.FileMergers;
 import io.hivesink.compact.Retirement;
 import io.hivesink.compact.StuckHolds;
 import io.hivesink.config.BatchConfig;
@@ -300,7 +301,8 @@ public record TaskParts(TaskRun run, Storage storage, MetastoreParts metastore, 
                 compaction.retentionMs(), clock);
         return new CompactionRunner(new CompactionRunner.Parts(run.connector(), run.task(), taskCount(props),
                 run.instance(), database, storage.fs(), holds, compactionLog, metastore.tables()::existing,
-                settings::configFor, marker::hivePartitions), compactor, finder, retirement, compaction, clock);
+                settings::configFor, new FileMergers(config.parquet(), config.orc())::forTable,
+                marker::hivePartitions), compactor, finder, retirement, compaction, clock);
     }
 
     private static DoneMarking doneMarking(HiveSinkConfig config, MetastoreParts metastore, TableOverrides settings,

@@ -115,7 +115,7 @@ public final class DayPartition {
     /** The target of the compaction the tests run: task 0's, into {@link #next}. */
     public Compactor.Target target() {
         return new Compactor.Target("conn", 0, "orders", DAY, current, next, COMPACTION,
-                new MergeStep(fs, new AvroFileMerger(), ".avro", 1 << 20, 3));
+                new MergeStep(fs, new AvroFileMerger(), 1 << 20, 3));
     }
 
     /** The day's location in the metastore. */

@@ -88,7 +88,7 @@ class MergeStepTest {
         landed("big-1", 30, 2000, 4_000, 2000); // far above the target: copied as it is
         landed("b-9", 2030, 10, 5_000, 0);
         fs.create(new Path(current, "_SUCCESS")).close();
-        MergeStep step = new MergeStep(fs, new AvroFileMerger(), ".avro", 64 * 1024, 3);
+        MergeStep step = new MergeStep(fs, new AvroFileMerger(), 64 * 1024, 3);
         fs.create(new Path(next, "part-compact-i-1-00002.avro")).close(); // left by a crashed run over another listing
 
         MergeStep.Result result = step.run(current, next, "compact-i-1");
@@ -127,7 +127,7 @@ class MergeStepTest {
     void leavesAPartitionWithForeignFilesOrTooFewSmallOnes() throws IOException {
         landed("a-1", 0, 10, 1_000, 0);
         landed("a-2", 10, 10, 2_000, 0);
-        MergeStep step = new MergeStep(fs, new AvroFileMerger(), ".avro", 64 * 1024, 3);
+        MergeStep step = new MergeStep(fs, new AvroFileMerger(), 64 * 1024, 3);
         assertTrue(step.run(current, next, "compact-i-1").skipped().startsWith("fewer than 3 of its 2 files"));
         landed("a-3", 20, 10, 3_000, 0);
         fs.create(new Path(current, "000000_0")).close(); // a Hive INSERT's file

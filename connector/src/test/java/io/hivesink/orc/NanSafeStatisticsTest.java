@@ -21,6 +21,8 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.orc.ColumnStatistics;
 import org.apache.orc.DoubleColumnStatistics;
 import org.apache.orc.OrcProto;
@@ -37,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.hivesink.avro.datum.EncodedDatums;
 
 /**
- * A float or double column holding a NaN has no minimum and maximum in a landed ORC file, where ORC would
+ * A float or double column holding a NaN has no minimum and maximum in a landed or a merged ORC file, where ORC would
  * give it NaN bounds (a NaN first) by which Hive's split generation skips the stripe; other columns keep theirs.
  */
 class NanSafeStatisticsTest {
@@ -62,6 +64,16 @@ class NanSafeStatisticsTest {
     @Test
     void aLandedFileGivesNoBoundsToAColumnWithANan() throws Exception {
         assertNanColumnsHaveNoBounds(land("landed.orc"));
+    }
+
+    @Test
+    void aMergedFileGivesNoBoundsToAColumnWithANan() throws Exception {
+        List<org.apache.hadoop.fs.Path> files = List.of(hadoop(land("a.orc")), hadoop(land("b.orc")));
+        Path merged = dir.resolve("merged.orc");
+        try (OutputStream out = Files.newOutputStream(merged)) {
+            new OrcMerge("snappy", 64L << 20).merge(FileSystem.getLocal(new Configuration()), files, out);
+        }
+        assertNanColumnsHaveNoBounds(merged);
     }
 
     private void assertNanColumnsHaveNoBounds(Path file) throws Exception {
@@ -112,5 +124,9 @@ class NanSafeStatisticsTest {
             new ParallelOrcWriter(POOL, 1, "snappy", 1 << 20, Map.of()).write(SCHEMA, SCHEMA, datums, out);
         }
         return file;
+    }
+
+    private static org.apache.hadoop.fs.Path hadoop(Path file) {
+        return new org.apache.hadoop.fs.Path(file.toUri());
     }
 }

@@ -1,6 +1,7 @@
 package io.hivesink.it.readers;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,16 +32,57 @@ final class Battery {
     }
 
     /**
-     * Runs the battery on each format's table ({@code <database>.matrix_<format>}) in one session of the reader;
-     * returns every difference, keyed {@code <format>/<check>}.
+     * Runs the battery on each landing's table of each format ({@code <database>.matrix_<format>}), all in one
+     * session of the reader; returns every difference of each landing, keyed {@code <format>/<check>}.
      */
-    static Map<String, String> run(MatrixReader reader, String database, List<String> formats) throws Exception {
-        Dialect dialect = reader.dialect();
+    static Map<Landing, Map<String, String>> run(MatrixReader reader, List<Landing> landings, List<String> formats)
+            throws Exception {
         List<String> statements = new ArrayList<>(reader.settings());
+        List<Planned> planned = new ArrayList<>();
+        for (Landing landing : landings) {
+            planned.add(plan(reader, landing, formats, statements));
+        }
+        List<MatrixReader.Result> results = reader.run(statements);
+        Map<Landing, Map<String, String>> differences = new LinkedHashMap<>();
+        for (Planned one : planned) {
+            differences.put(one.landing(), one.compare(reader, formats, results));
+        }
+        return differences;
+    }
+
+    /** One landing's statements: where its tables' statements start, and where its ledger queries do. */
+    private record Planned(Landing landing, int first, Map<String, List<List<Check>>> groupsByFormat, int ledger,
+            int end) {
+
+        Map<String, String> compare(MatrixReader reader, List<String> formats, List<MatrixReader.Result> results) {
+            Map<String, String> differences = new TreeMap<>();
+            LedgerQueries.compare(results.subList(ledger, end), formats, landing.connector(), differences);
+            int next = first;
+            for (String format : formats) {
+                List<List<Check>> groups = groupsByFormat.get(format);
+                MatrixReader.Result scan = results.get(next++);
+                if (scan.error() != null) { // the reader cannot read the table at all: one difference, not hundreds
+                    differences.put(format + "/read", scan.error());
+                    next += 1 + groups.size();
+                    continue;
+                }
+                FullScan.differences(scan.rows(), format).forEach((check, difference) ->
+                        differences.put(format + "/" + check, difference));
+                compareCounts(results.get(next++), format, differences);
+                for (List<Check> checks : groups) {
+                    compareChecks(reader, format, checks, results.get(next++), differences);
+                }
+            }
+            return differences;
+        }
+    }
+
+    private static Planned plan(MatrixReader reader, Landing landing, List<String> formats, List<String> statements) {
+        Dialect dialect = reader.dialect();
         int first = statements.size();
         Map<String, List<List<Check>>> groupsByFormat = new TreeMap<>();
         for (String format : formats) {
-            String table = database + ".matrix_" + format;
+            String table = landing.database() + ".matrix_" + format;
             statements.add(FullScan.statement(dialect, table));
             statements.add(counts(table));
             List<List<Check>> groups = new ArrayList<>();
@@ -62,43 +104,27 @@ final class Battery {
             }
         }
         int ledger = statements.size();
-        statements.addAll(LedgerQueries.statements(dialect, database, formats));
-        List<MatrixReader.Result> results = reader.run(statements);
-        Map<String, String> differences = new TreeMap<>();
-        LedgerQueries.compare(results.subList(ledger, results.size()), formats, differences);
-        int next = first;
-        for (String format : formats) {
-            List<List<Check>> groups = groupsByFormat.get(format);
-            MatrixReader.Result scan = results.get(next++);
-            if (scan.error() != null) { // the reader cannot read the table at all: one difference, not hundreds
-                differences.put(format + "/read", scan.error());
-                next += 1 + groups.size();
-                continue;
-            }
-            FullScan.differences(scan.rows(), format).forEach((check, difference) ->
-                    differences.put(format + "/" + check, difference));
-            compareCounts(results.get(next++), format, differences);
-            for (List<Check> checks : groups) {
-                MatrixReader.Result answer = results.get(next++);
-                if (answer.error() != null) {
-                    differences.put(format + "/" + checks.get(0).name() + " (and the rest of its statement)",
-                            answer.error());
-                    continue;
-                }
-                List<List<String>> rows = answer.rows();
-                for (int i = 0; i < checks.size(); i++) {
-                    int tag = i;
-                    List<Long> read = rows.stream()
-                            .filter(row -> !reader.unions() || Integer.parseInt(row.get(0)) == tag)
-                            .map(row -> Long.parseLong(row.get(reader.unions() ? 1 : 0))).sorted().toList();
-                    if (!read.equals(checks.get(i).expected())) {
-                        differences.put(format + "/" + checks.get(i).name(), "expected ids "
-                                + checks.get(i).expected() + ", read " + read);
-                    }
-                }
+        statements.addAll(LedgerQueries.statements(dialect, landing, formats));
+        return new Planned(landing, first, groupsByFormat, ledger, statements.size());
+    }
+
+    private static void compareChecks(MatrixReader reader, String format, List<Check> checks,
+            MatrixReader.Result answer, Map<String, String> differences) {
+        if (answer.error() != null) {
+            differences.put(format + "/" + checks.get(0).name() + " (and the rest of its statement)", answer.error());
+            return;
+        }
+        List<List<String>> rows = answer.rows();
+        for (int i = 0; i < checks.size(); i++) {
+            int tag = i;
+            List<Long> read = rows.stream()
+                    .filter(row -> !reader.unions() || Integer.parseInt(row.get(0)) == tag)
+                    .map(row -> Long.parseLong(row.get(reader.unions() ? 1 : 0))).sorted().toList();
+            if (!read.equals(checks.get(i).expected())) {
+                differences.put(format + "/" + checks.get(i).name(), "expected ids " + checks.get(i).expected()
+                        + ", read " + read);
             }
         }
-        return differences;
     }
 
     private static List<Check> checks(MatrixColumn column, Dialect dialect, Oracle.NanOrder nan) {
