@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -17,10 +16,7 @@ import java.util.concurrent.Executors;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.AfterAll;
@@ -56,7 +52,7 @@ class ParallelParquetWriterTest {
                 8 * 1024, Map.of("writer.time.zone", "UTC"));
         Path file = write(writer, EveryTypeRows.SCHEMA, EveryTypeRows.SCHEMA, rows.datums);
 
-        List<Map<String, Object>> read = read(file);
+        List<Map<String, Object>> read = ParquetTestRows.read(file);
         assertEquals(rows.records.size(), read.size());
         for (int i = 0; i < read.size(); i++) {
             assertEquals(EveryTypeRows.canonical(rows.records.get(i), EveryTypeRows.SCHEMA), read.get(i),
@@ -125,7 +121,7 @@ class ParallelParquetWriterTest {
                         + chunks.get(c).getPath());
             }
             assertTrue(chunks.get(2).getStatistics().hasNonNullValue(), "the long column keeps its statistics");
-            List<Map<String, Object>> read = read(file);
+            List<Map<String, Object>> read = ParquetTestRows.read(file);
             assertEquals(3, read.size());
             assertEquals(values[2], (Double) read.get(2).get("d"));
         }
@@ -148,7 +144,7 @@ class ParallelParquetWriterTest {
         Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()),
                 EveryTypeRows.SCHEMA, columns, rows.datums);
 
-        List<Map<String, Object>> read = read(file);
+        List<Map<String, Object>> read = ParquetTestRows.read(file);
         for (int i = 0; i < read.size(); i++) {
             @SuppressWarnings("unchecked")
             Map<String, Object> expected = new java.util.LinkedHashMap<>((Map<String, Object>) EveryTypeRows
@@ -189,7 +185,7 @@ class ParallelParquetWriterTest {
                 && columns.get(0).getDictionaryPageOffset() == 0, "unique: " + columns.get(0).getEncodings());
         assertTrue(columns.get(1).getEncodings().contains(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY),
                 "repeated: " + columns.get(1).getEncodings());
-        assertEquals(3 * EarlyFallbackWriters.SAMPLE, read(file).size());
+        assertEquals(3 * EarlyFallbackWriters.SAMPLE, ParquetTestRows.read(file).size());
     }
 
     /** The early check judges a column's first page only: a dictionary that pays there is kept on later pages. */
@@ -212,7 +208,7 @@ class ParallelParquetWriterTest {
         assertTrue(column.getEncodings().contains(org.apache.parquet.column.Encoding.PLAIN_DICTIONARY)
                 && !column.getEncodings().contains(org.apache.parquet.column.Encoding.PLAIN),
                 "5,000 distinct values in 200,000 stay dictionary-encoded: " + column.getEncodings());
-        assertEquals(200_000, read(file).size());
+        assertEquals(200_000, ParquetTestRows.read(file).size());
     }
 
     /** Avro's encoding of a long: zigzag, then base-128 varint; returns its length. */
@@ -262,7 +258,7 @@ class ParallelParquetWriterTest {
         }
         Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()), datums,
                 table, encoded);
-        List<Map<String, Object>> rows = read(file);
+        List<Map<String, Object>> rows = ParquetTestRows.read(file);
         for (int i = 0; i < 3; i++) {
             Map<String, Object> expected = new java.util.LinkedHashMap<>();
             expected.put("id", (long) i);
@@ -298,7 +294,8 @@ class ParallelParquetWriterTest {
         encoded.add(datum, 0, at);
         Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 1 << 20, Map.of()), datums,
                 table, encoded);
-        assertEquals(List.of(Map.of("a", -7L, "b", (double) (1L << 40), "c", 1.5d, "d", 3.0f)), read(file));
+        assertEquals(List.of(Map.of("a", -7L, "b", (double) (1L << 40), "c", 1.5d, "d", 3.0f)),
+                ParquetTestRows.read(file));
     }
 
     /** Encodes {@code value} as an Avro int or long into {@code out} at {@code at}; returns its length. */
@@ -334,16 +331,6 @@ class ParallelParquetWriterTest {
         return file;
     }
 
-    private static List<Map<String, Object>> read(Path file) throws IOException {
-        List<Map<String, Object>> rows = new ArrayList<>();
-        try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(),
-                new org.apache.hadoop.fs.Path(file.toUri())).withConf(new Configuration()).build()) {
-            for (Group row = reader.read(); row != null; row = reader.read()) {
-                rows.add(ParquetTestRows.canonical(row));
-            }
-        }
-        return rows;
-    }
 
     private static ParquetMetadata footer(Path file) throws IOException {
         try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(

@@ -16,10 +16,7 @@ import java.util.concurrent.Executors;
 
 import org.apache.avro.Schema;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -60,7 +57,7 @@ class ParquetMergeTest {
             Path file = write(new ParallelParquetWriter(POOL, 2, "snappy", true, 1 << 20, 8 * 1024, METADATA),
                     rows);
             files.add(file);
-            expected.addAll(read(file));
+            expected.addAll(ParquetTestRows.read(file));
             smallGroupBytes = Math.max(smallGroupBytes, footer(file).getBlocks().get(0).getTotalByteSize());
         }
         long rowGroupBytes = smallGroupBytes * 5 / 2; // two or three of the files' row groups each
@@ -70,7 +67,7 @@ class ParquetMergeTest {
             result = new ParquetMerge(codec, dictionary, rowGroupBytes, 8 * 1024).merge(inputs(files), out);
         }
 
-        assertEquals(expected, read(merged), "the merged file's rows, value for value and in order");
+        assertEquals(expected, ParquetTestRows.read(merged), "the merged file's rows, value for value and in order");
         assertEquals(expected.size(), result.records());
         assertEquals(Files.size(merged), result.bytes());
         ParquetMetadata footer = footer(merged);
@@ -128,16 +125,6 @@ class ParquetMergeTest {
         return HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration());
     }
 
-    private static List<Map<String, Object>> read(Path file) throws IOException {
-        List<Map<String, Object>> rows = new ArrayList<>();
-        try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(),
-                new org.apache.hadoop.fs.Path(file.toUri())).withConf(new Configuration()).build()) {
-            for (Group row = reader.read(); row != null; row = reader.read()) {
-                rows.add(ParquetTestRows.canonical(row));
-            }
-        }
-        return rows;
-    }
 
     private static ParquetMetadata footer(Path file) throws IOException {
         try (ParquetFileReader reader = ParquetFileReader.open(input(file))) {

@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
@@ -24,6 +27,18 @@ import org.apache.parquet.schema.Type;
 final class ParquetTestRows {
 
     private ParquetTestRows() {
+    }
+
+    /** Every row of the file, as Parquet's example reader gives it back, in canonical form. */
+    static List<Map<String, Object>> read(java.nio.file.Path file) throws java.io.IOException {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        try (ParquetReader<Group> reader = ParquetReader.builder(new GroupReadSupport(),
+                new org.apache.hadoop.fs.Path(file.toUri())).withConf(new Configuration()).build()) {
+            for (Group row = reader.read(); row != null; row = reader.read()) {
+                rows.add(canonical(row));
+            }
+        }
+        return rows;
     }
 
     /** The canonical form of a row Parquet's example reader gave back. */
