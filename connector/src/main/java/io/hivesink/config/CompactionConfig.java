@@ -50,8 +50,9 @@ public record CompactionConfig(long retentionMs, long holdMaxMs, double cpuShare
                         + PARTITIONS_DIR_PREFIX + "<table>/<partition path>/<generation> beside it, so that a "
                         + "compaction moves the partition to a new directory in one metastore call and Hive's MSCK "
                         + "REPAIR TABLE keeps it. Do not run Trino's sync_partition_metadata with DROP or FULL and "
-                        + "case_sensitive=true on such a table: it drops the partitions that live outside. Being "
-                        + "built (issue 46): Avro tables only so far.",
+                        + "case_sensitive=true on such a table: it drops the partitions that live outside. Avro "
+                        + "files are merged by copying their blocks, Parquet and ORC files encoded again into full "
+                        + "row groups and stripes. Being built (issue 46).",
                 GROUP, ++order, Width.SHORT, "Compaction");
         def.define(COMPACTION_TARGET_BYTES, Type.LONG, 128L * 1024 * 1024, ConfigDef.Range.atLeast(1L << 20),
                 Importance.MEDIUM,
